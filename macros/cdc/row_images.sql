@@ -1,0 +1,66 @@
+{#- A partial before image (canal `old`: changed columns only, a null value meaning "was NULL")
+    laid over the after image gives the full before image, in the after image's column order. -#}
+{% macro overlay_image(image, overlay) -%}
+    map_concat(
+        map_from_entries(transform(
+            map_entries({{ image }}),
+            entry -> struct(
+                entry.key as key,
+                if(map_contains_key({{ overlay }}, entry.key), {{ overlay }}[entry.key], entry.value) as value
+            )
+        )),
+        map_filter({{ overlay }}, (column_name, value) -> not map_contains_key({{ image }}, column_name))
+    )
+{%- endmacro %}
+
+
+{#- Columns whose value differs between the images, NULL-aware; every column of an inserted
+    or deleted row. -#}
+{% macro changed_columns(before_image, after_image) -%}
+    case
+        when {{ before_image }} is null then map_keys({{ after_image }})
+        when {{ after_image }} is null then map_keys({{ before_image }})
+        else filter(
+            array_distinct(concat(map_keys({{ after_image }}), map_keys({{ before_image }}))),
+            column_name -> not (
+                try_element_at({{ before_image }}, column_name) <=> try_element_at({{ after_image }}, column_name)
+            )
+        )
+    end
+{%- endmacro %}
+
+
+{#- The row's key as canonical JSON, e.g. {"id":"1"}: key columns in key order, values as text,
+    taken from the after image (the before image for a delete). NULL when the key is unknown. -#}
+{% macro primary_key_json(key_columns, before_image, after_image) -%}
+    case
+        when size({{ key_columns }}) > 0 then to_json(map_from_arrays(
+            {{ key_columns }},
+            transform(
+                {{ key_columns }},
+                column_name -> try_element_at(coalesce({{ after_image }}, {{ before_image }}), column_name)
+            )
+        ))
+    end
+{%- endmacro %}
+
+
+{#- Key columns the message names (deduplicated: canal repeats them once per row), else those
+    configured in var('cdc_primary_keys') for "database.table", else none. -#}
+{% macro primary_key_columns(message_key_columns, database_name, table_name) -%}
+    {%- set configured = var('cdc_primary_keys') -%}
+    coalesce(
+        nullif(array_distinct(filter({{ message_key_columns }}, column_name -> column_name != '')), array()),
+        {%- if configured %}
+        try_element_at(
+            map(
+                {%- for table, columns in configured.items() %}
+                {{ string_literal(table) }}, array({% for column in columns %}{{ string_literal(column) }}{{ ', ' if not loop.last }}{% endfor %}){{ ',' if not loop.last }}
+                {%- endfor %}
+            ),
+            concat({{ database_name }}, '.', {{ table_name }})
+        ),
+        {%- endif %}
+        cast(array() as array<string>)
+    )
+{%- endmacro %}

@@ -1,0 +1,33 @@
+{#- One row per message of each landed line: a line holds one JSON value, or a JSON array of
+    them (canal producers batch messages). Lines that give no message keep one row with a reason. -#}
+{% macro split_json_batches(lines) -%}
+    select
+        batches.file_path,
+        batches.line_number,
+        batches.landed_at,
+        batches.payload,
+        message.pos as message_index,
+        message.col as message_json,
+        case
+            when trim(batches.payload) = '' then 'empty_line'
+            when batches.messages is null then 'malformed_json'
+            when size(batches.messages) = 0 then 'empty_batch'
+        end as batch_rejection_reason
+    from (
+        select
+            *,
+            case
+                when trim(payload) = '' then null
+                when {{ json_opening_char('payload') }} = '['
+                    then from_json(payload, 'array<string>')
+                else array(payload)
+            end as messages
+        from {{ lines }}
+    ) as batches
+    lateral view outer posexplode(batches.messages) message as pos, col
+{%- endmacro %}
+
+
+{% macro json_opening_char(json) -%}
+    regexp_extract({{ json }}, '^\\s*(.)', 1)
+{%- endmacro %}

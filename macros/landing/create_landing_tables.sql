@@ -1,0 +1,54 @@
+{#- Registers every landing source over its folder below var('landing_root'):
+    a text table reading whole files, and the source view holding one row per line. -#}
+{% macro create_landing_tables() %}
+    {%- if execute -%}
+        {%- set landing_root = absolute_path(var('landing_root')) -%}
+        {%- for landing in graph.sources.values() if landing.meta.landing_folder -%}
+            {%- set folder = landing_root ~ '/' ~ landing.meta.landing_folder -%}
+            {%- set files_table = landing.schema ~ '.' ~ landing.identifier ~ '__files' -%}
+            {%- do run_query('create schema if not exists ' ~ landing.schema) -%}
+            {%- do run_query('drop table if exists ' ~ files_table) -%}
+            {%- do run_query(landing_files_table_sql(files_table, folder)) -%}
+            {%- do run_query(landing_lines_view_sql(landing.schema ~ '.' ~ landing.identifier, files_table)) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
+
+
+{% macro landing_files_table_sql(files_table, folder) -%}
+    create table {{ files_table }} (value string)
+    using text
+    options (path {{ string_literal(folder) }}, wholetext 'true')
+{%- endmacro %}
+
+
+{#- Line numbers need the whole file, so the table reads files whole and the view splits them.
+    A final line terminator ends the last line; it does not start an empty one. -#}
+{% macro landing_lines_view_sql(view, files_table) -%}
+    create or replace view {{ view }} as
+    select
+        files._metadata.file_path as file_path,
+        cast(line.pos + 1 as int) as line_number,
+        line.col as payload,
+        files._metadata.file_modification_time as landed_at
+    from {{ files_table }} as files
+    lateral view posexplode(
+        case
+            when files.value = '' then array()
+            else split(regexp_replace(files.value, '\\r?\\n\\z', ''), '\\r?\\n')
+        end
+    ) line as pos, col
+{%- endmacro %}
+
+
+{#- Spark resolves a relative table location against the warehouse, so a relative landing root
+    is made absolute against the Spark driver's working directory (the repo root locally). -#}
+{% macro absolute_path(path) -%}
+    {%- set path = path.rstrip('/') -%}
+    {%- if path.startswith('/') or ':' in path -%}
+        {{ return(path) }}
+    {%- endif -%}
+    {%- set working_directory = run_query("select reflect('java.lang.System', 'getProperty', 'user.dir')").columns[0].values()[0] -%}
+    {{ return(working_directory ~ '/' ~ path) }}
+{%- endmacro %}

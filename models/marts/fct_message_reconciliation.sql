@@ -1,0 +1,11 @@
+select
+    source_format,
+    file_path,
+    count(distinct line_number) as landed_lines,
+    count(*) as messages,
+    count_if(disposition = 'row_change') as row_change_messages,
+    count_if(disposition = 'schema_change') as schema_change_messages,
+    count_if(disposition = 'skipped') as skipped_messages,
+    count_if(disposition = 'rejected') as rejected_messages
+from {{ ref('int_message_outcomes_unioned') }}
+group by source_format, file_path

@@ -1,0 +1,10 @@
+select
+    source_format,
+    file_path,
+    line_number,
+    message_index,
+    disposition_reason as reason,
+    payload,
+    landed_at
+from {{ ref('int_message_outcomes_unioned') }}
+where disposition = 'rejected'

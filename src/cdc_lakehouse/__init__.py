@@ -1,0 +1,1 @@
+"""Python side of the cdc_lakehouse dbt project: logic the dbt Python models call."""

@@ -1,0 +1,16 @@
+"""dbt plugin entry point for adapter type ``sparkpy`` (extends dbt-spark)."""
+
+from dbt.adapters.base import AdapterPlugin
+from dbt.include import sparkpy
+
+from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
+from dbt.adapters.sparkpy.impl import SparkpyAdapter
+
+Plugin = AdapterPlugin(
+    adapter=SparkpyAdapter,  # type: ignore[arg-type]
+    credentials=SparkpyCredentials,
+    include_path=sparkpy.PACKAGE_PATH,
+    dependencies=["spark"],
+)
+
+__all__ = ["Plugin", "SparkpyAdapter", "SparkpyConnectionManager", "SparkpyCredentials"]

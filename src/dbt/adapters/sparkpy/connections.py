@@ -1,0 +1,32 @@
+"""Credentials and connection manager for the ``sparkpy`` adapter type.
+
+SQL still goes through dbt-spark's connection methods unchanged; the only
+addition is ``connect_url``, which routes Python models to a Spark Connect
+server instead of Databricks.
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from dbt.adapters.spark.connections import SparkConnectionManager, SparkCredentials
+
+
+@dataclass
+class SparkpyCredentials(SparkCredentials):
+    """dbt-spark credentials plus an optional Spark Connect URL for Python models."""
+
+    # e.g. "sc://localhost:15002"; unset means "run Python models in this process".
+    connect_url: Optional[str] = None
+
+    @property
+    def type(self) -> str:
+        return "sparkpy"
+
+    def _connection_keys(self) -> Tuple[str, ...]:
+        return super()._connection_keys() + ("method", "connect_url")
+
+
+class SparkpyConnectionManager(SparkConnectionManager):
+    """dbt-spark's connection manager registered under our own adapter type."""
+
+    TYPE = "sparkpy"

@@ -1,0 +1,28 @@
+"""The ``sparkpy`` adapter: dbt-spark plus an in-process/Spark Connect Python runner."""
+
+from typing import Dict, Type
+
+from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.spark import SparkAdapter
+from dbt.adapters.spark.connections import SparkConnectionMethod
+
+from dbt.adapters.sparkpy.connections import SparkpyConnectionManager
+from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
+
+
+class SparkpyAdapter(SparkAdapter):
+    """SparkAdapter whose Python models can run outside Databricks."""
+
+    ConnectionManager = SparkpyConnectionManager
+
+    @property
+    def python_submission_helpers(self) -> Dict[str, Type[PythonJobHelper]]:
+        return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
+
+    @property
+    def default_python_submission_method(self) -> str:
+        """``session`` when there is a Spark to reach without Databricks."""
+        creds = self.config.credentials
+        if creds.method == SparkConnectionMethod.SESSION or getattr(creds, "connect_url", None):
+            return "session"
+        return super().default_python_submission_method
