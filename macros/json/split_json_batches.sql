@@ -12,17 +12,19 @@
             when trim(batches.payload) = '' then 'empty_line'
             when batches.messages is null then 'malformed_json'
             when size(batches.messages) = 0 then 'empty_batch'
+            -- Spark gives a batch's string elements unquoted, so elements are judged here.
+            when batches.is_batch and coalesce({{ json_opening_char('message.col') }}, '') != '{'
+                then 'not_a_json_object'
         end as batch_rejection_reason
     from (
         select
             *,
             case
                 when trim(payload) = '' then null
-                when {{ json_opening_char('payload') }} = '['
-                    then from_json(payload, 'array<string>')
+                when is_batch then from_json(payload, 'array<string>')
                 else array(payload)
             end as messages
-        from {{ lines }}
+        from (select *, {{ json_opening_char('payload') }} = '[' as is_batch from {{ lines }})
     ) as batches
     lateral view outer posexplode(batches.messages) message as pos, col
 {%- endmacro %}

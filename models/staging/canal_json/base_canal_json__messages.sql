@@ -29,10 +29,11 @@ checked as (
         *,
         coalesce(
             batch_rejection_reason,
-            {{ json_object_rejection_reason('message_json', 'message') }},
+            {{ json_object_rejection_reason('message_json', 'message', ['database', 'table', 'type']) }},
             case
                 when message.type is null or message.type = '' then 'missing_event_type'
-                when message.type not in {{ canal_json_event_types('row_change') }}
+                when
+                    message.type not in {{ canal_json_event_types('row_change') }}
                     and message.type not in {{ canal_json_event_types('schema_change') }}
                     and message.type not in {{ canal_json_event_types('control') }}
                     then 'unknown_event_type'
@@ -40,7 +41,8 @@ checked as (
                 when coalesce(message.database, '') = '' then 'missing_database'
                 when message.type in {{ canal_json_event_types('schema_change') }} then null
                 when coalesce(message.table, '') = '' then 'missing_table'
-                when {{ array_size('message.data') }} = 0
+                when
+                    {{ array_size('message.data') }} = 0
                     and not (message.type = 'DELETE' and {{ array_size('message.old') }} > 0)
                     then 'missing_row_image'
                 when message.type = 'UPDATE' and {{ array_size('message.old') }} != {{ array_size('message.data') }}

@@ -16,9 +16,9 @@ message_rows as (
         message_row.col as row_image,
         try_element_at(row_change_messages.old_images, message_row.pos + 1) as old_image
     from row_change_messages
-    lateral view posexplode(
-        if({{ array_size('data_images') }} = 0, old_images, data_images)
-    ) message_row as pos, col
+        lateral view posexplode(
+            if({{ array_size('data_images') }} = 0, old_images, data_images)
+        ) message_row as pos, col
 
 ),
 
@@ -26,7 +26,8 @@ row_images as (
 
     select
         *,
-        case when event_type = 'UPDATE' then {{ overlay_image('row_image', 'old_image') }}
+        case
+            when event_type = 'UPDATE' then {{ overlay_image('row_image', 'old_image') }}
             when event_type = 'DELETE' then row_image
         end as before_image,
         case when event_type in ('INSERT', 'UPDATE') then row_image end as after_image,

@@ -1,0 +1,40 @@
+# Two commands do everything on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: setup demo test lint pytest docs clean
+
+setup: $(INSTALLED) profiles.yml
+
+# The project installs non-editable: its adapter plugin lives in dbt's regular `dbt.adapters`
+# package, which an editable install cannot extend. Any change under src/ re-installs.
+$(INSTALLED): pyproject.toml $(shell find src -type f -not -path '*/__pycache__/*')
+	@command -v java >/dev/null || { echo "Java 17 is required (Spark runs on it)." >&2; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet '.[dev]'
+	touch $@
+
+profiles.yml:
+	cp profiles.example.yml profiles.yml
+
+demo: setup
+	$(BIN)/dbt build
+	$(BIN)/dbt docs generate
+
+test: setup lint pytest
+
+lint: setup
+	$(BIN)/sqlfluff lint models tests
+
+pytest: setup
+	$(BIN)/pytest tests/python
+
+docs: setup
+	$(BIN)/dbt docs generate
+	$(BIN)/dbt docs serve --host 127.0.0.1 --port 8080
+
+clean:
+	rm -rf .spark target logs $(INSTALLED)

@@ -1,0 +1,38 @@
+"""Shared pytest fixtures for tests/python.
+
+One in-process SparkSession serves the whole pytest run (a JVM holds one SparkContext). It has
+no Hive support, so it never opens a Derby metastore: the end-to-end tests read the marts that
+dbt wrote in a separate Python process instead (see test_end_to_end.py), which is the only way
+to open another warehouse's Derby metastore next to this session, and keeps that module free of
+in-process Spark state.
+
+test_sparkpy_adapter.py defines its own module-scoped ``spark`` fixture, which overrides this
+one inside that module; its ``getOrCreate()`` returns this session when it already runs, and it
+stops the session at its module's end (stopping twice is harmless).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pyspark.sql import SparkSession
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """A small local SparkSession for fast unit tests (no Hive, no UI, one shuffle partition)."""
+    warehouse = tmp_path_factory.mktemp("pytest_spark_warehouse")
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("cdc-lakehouse-pytest")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "1g")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        # Keeps spark-warehouse/ out of the working directory.
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
