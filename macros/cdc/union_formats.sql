@@ -1,12 +1,15 @@
-{#- Formats with a staging folder. A new format adds its name here. -#}
+{#- The formats with a staging folder and the entities each stages. A new format adds itself
+    here; a format without DDL has no schema_changes. -#}
 {% macro cdc_formats() -%}
-    {{ return(['canal_json']) }}
+    {{ return({
+        'canal_json': ['row_changes', 'schema_changes', 'message_outcomes'],
+    }) }}
 {%- endmacro %}
 
 
 {#- Every format's `stg_<format>__<entity>` model, stacked by column name. -#}
 {% macro union_formats(entity, columns) -%}
-    {%- for format in cdc_formats() %}
+    {%- for format, entities in cdc_formats().items() if entity in entities %}
     select {{ columns | join(', ') }} from {{ ref('stg_' ~ format ~ '__' ~ entity) }}
     {%- if not loop.last %}
     union all
