@@ -1,0 +1,219 @@
+with
+
+row_changes as (
+
+    select
+        *,
+        {{ primary_key_json('primary_key_columns', 'before_image', 'cast(null as map<string, string>)') }}
+            as before_primary_key
+    from {{ ref('fct_row_changes') }}
+
+),
+
+-- A change ends its row's life when it deletes the row or moves it to another key (an UPDATE
+-- of a key column ends the old key and opens the new one).
+row_events as (
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        change_id,
+        operation,
+        after_image,
+        operation = 'DELETE' as ends_row,
+        event_at,
+        emitted_at,
+        source_position,
+        row_index
+    from row_changes
+    where primary_key is not null
+
+    union all
+
+    select
+        database_name,
+        table_name,
+        before_primary_key as primary_key,
+        change_id,
+        operation,
+        cast(null as map<string, string>) as after_image,
+        true as ends_row,
+        event_at,
+        emitted_at,
+        source_position,
+        row_index
+    from row_changes
+    where operation = 'UPDATE' and before_primary_key != primary_key
+
+),
+
+sequenced as (
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        change_id,
+        operation,
+        after_image,
+        ends_row,
+        coalesce(event_at, emitted_at) as changed_at,
+        lag(ends_row) over row_history as follows_row_end,
+        row_number() over row_history as change_number,
+        lead(change_id) over row_history as next_change_id,
+        lead(operation) over row_history as next_operation,
+        lead(coalesce(event_at, emitted_at)) over row_history as next_changed_at
+    from row_events
+    window row_history as (
+        partition by database_name, table_name, primary_key
+        order by {{ row_change_order() }}
+    )
+
+),
+
+-- A row lives from an INSERT (or its first change after it ended) to its end: images carry
+-- over only within one life.
+row_lives as (
+
+    select
+        *,
+        sum(if(operation = 'INSERT' or coalesce(follows_row_end, true), 1, 0)) over (
+            partition by database_name, table_name, primary_key order by change_number
+        ) as life_number
+    from sequenced
+
+),
+
+life_columns as (
+
+    select distinct
+        database_name,
+        table_name,
+        primary_key,
+        life_number,
+        column_name
+    from row_lives
+        lateral view explode(map_keys(after_image)) as column_name
+
+),
+
+-- A partial image (KafkaRiverCanal sends changed columns only) keeps every column's latest
+-- value of the row's life: one cell per version and column, filled from the last image that
+-- carried that column.
+version_cells as (
+
+    select
+        row_lives.database_name,
+        row_lives.table_name,
+        row_lives.primary_key,
+        row_lives.change_number,
+        life_columns.column_name,
+        last(
+            if(
+                map_contains_key(row_lives.after_image, life_columns.column_name),
+                struct(row_lives.after_image[life_columns.column_name] as column_value),
+                null
+            ),
+            true
+        ) over (
+            partition by
+                row_lives.database_name,
+                row_lives.table_name,
+                row_lives.primary_key,
+                row_lives.life_number,
+                life_columns.column_name
+            order by row_lives.change_number
+        ) as latest
+    from row_lives
+    inner join life_columns
+        on
+            row_lives.database_name = life_columns.database_name
+            and row_lives.table_name = life_columns.table_name
+            and row_lives.primary_key = life_columns.primary_key
+            and row_lives.life_number = life_columns.life_number
+    where not row_lives.ends_row
+
+),
+
+version_images as (
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        change_number,
+        map_from_entries(collect_list(struct(column_name, latest.column_value))) as row_image
+    from version_cells
+    where latest is not null
+    group by database_name, table_name, primary_key, change_number
+
+),
+
+-- TRUNCATE and DROP end every row of their table that was open at that time.
+table_resets as (
+
+    select
+        database_name,
+        table_name,
+        change_id,
+        ddl_kind,
+        coalesce(event_at, emitted_at) as reset_at
+    from {{ ref('fct_schema_changes') }}
+    where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
+
+),
+
+versions as (
+
+    select
+        row_lives.*,
+        version_images.row_image
+    from row_lives
+    inner join version_images
+        on
+            row_lives.database_name = version_images.database_name
+            and row_lives.table_name = version_images.table_name
+            and row_lives.primary_key = version_images.primary_key
+            and row_lives.change_number = version_images.change_number
+
+),
+
+first_resets as (
+
+    select
+        versions.database_name,
+        versions.table_name,
+        versions.primary_key,
+        versions.change_number,
+        min_by(struct(table_resets.change_id, table_resets.ddl_kind, table_resets.reset_at), table_resets.reset_at) as reset
+    from versions
+    inner join table_resets
+        on
+            versions.database_name = table_resets.database_name
+            and versions.table_name = table_resets.table_name
+            and table_resets.reset_at >= versions.changed_at
+            and (versions.next_changed_at is null or table_resets.reset_at < versions.next_changed_at)
+    group by versions.database_name, versions.table_name, versions.primary_key, versions.change_number
+
+)
+
+select
+    versions.database_name,
+    versions.table_name,
+    versions.primary_key,
+    versions.row_image,
+    versions.changed_at as valid_from,
+    coalesce(first_resets.reset.reset_at, versions.next_changed_at) as valid_to,
+    versions.next_change_id is null and first_resets.reset is null as is_current,
+    versions.change_id as opened_by_change_id,
+    versions.operation as opened_by_operation,
+    coalesce(first_resets.reset.change_id, versions.next_change_id) as closed_by_change_id,
+    coalesce(first_resets.reset.ddl_kind, versions.next_operation) as closed_by_operation
+from versions
+left join first_resets
+    on
+        versions.database_name = first_resets.database_name
+        and versions.table_name = first_resets.table_name
+        and versions.primary_key = first_resets.primary_key
+        and versions.change_number = first_resets.change_number
