@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup demo test lint pytest docs clean
+.PHONY: setup demo test lint pytest docs thrift-up thrift-down clean
 
 setup: $(INSTALLED) profiles.yml
 
@@ -36,5 +36,12 @@ docs: setup
 	$(BIN)/dbt docs generate
 	$(BIN)/dbt docs serve --host 127.0.0.1 --port 8080
 
+# A local Spark Thrift Server with Spark Connect, for `dbt build --target thrift`.
+thrift-up: setup
+	scripts/thrift_server.sh up
+
+thrift-down:
+	scripts/thrift_server.sh down
+
 clean:
-	rm -rf .spark target logs $(INSTALLED)
+	rm -rf .spark .thrift target logs $(INSTALLED)

@@ -30,9 +30,11 @@ from pyspark.sql import SparkSession
 
 from dbt.adapters.spark.python_submissions import AllPurposeClusterPythonJobHelper
 from dbt.adapters.sparkpy import Plugin
-from dbt.adapters.sparkpy.connections import SparkpyCredentials
+from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
 from dbt.adapters.sparkpy.impl import SparkpyAdapter
 from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
+from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
 
 VENV_BIN = Path(sys.executable).parent
 DBT = str(VENV_BIN / "dbt")
@@ -98,6 +100,21 @@ def test_default_submission_method_choice() -> None:
     assert helpers["session"] is SessionPythonJobHelper
     assert helpers["all_purpose_cluster"] is AllPurposeClusterPythonJobHelper
     assert "job_cluster" in helpers
+
+
+def test_session_seed_bindings_are_sql_literals() -> None:
+    render = SparkpySessionConnectionWrapper._fix_binding
+    assert render(None) == "NULL"  # dbt-spark gives the text 'None'
+    assert render("it's a \\ path") == "'it\\'s a \\\\ path'"
+    assert render("VARCHAR") == "'VARCHAR'"
+    assert render(12) == 12.0
+
+
+def test_session_connections_use_the_seed_safe_wrapper() -> None:
+    connection = SparkpyConnectionManager.open(
+        Connection(type="sparkpy", name="t", credentials=_creds(), state=ConnectionState.INIT)
+    )
+    assert isinstance(connection.handle, SparkpySessionConnectionWrapper)
 
 
 def test_submit_binds_spark_to_active_session(spark: SparkSession) -> None:
@@ -216,8 +233,10 @@ _CONNECT_CLIENT = textwrap.dedent(
     '''
     import json, sys
     from dbt_common.exceptions import DbtRuntimeError
-    from dbt.adapters.sparkpy.connections import SparkpyCredentials
+    from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
     from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
+from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
 
     url = sys.argv[1]
     creds = SparkpyCredentials.from_dict(

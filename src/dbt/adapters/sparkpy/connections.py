@@ -8,6 +8,7 @@ server instead of Databricks.
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from dbt.adapters.contracts.connection import Connection
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkCredentials
 
 
@@ -30,3 +31,15 @@ class SparkpyConnectionManager(SparkConnectionManager):
     """dbt-spark's connection manager registered under our own adapter type."""
 
     TYPE = "sparkpy"
+
+    @classmethod
+    def open(cls, connection: Connection) -> Connection:
+        connection = super().open(connection)
+        # Imported here, as dbt-spark does: only the session method needs pyspark at this point.
+        from dbt.adapters.spark.session import SessionConnectionWrapper
+
+        from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
+
+        if isinstance(connection.handle, SessionConnectionWrapper):
+            connection.handle = SparkpySessionConnectionWrapper(connection.handle.handle)
+        return connection
