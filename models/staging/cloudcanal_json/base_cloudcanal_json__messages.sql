@@ -29,7 +29,9 @@ checked as (
         *,
         coalesce(
             batch_rejection_reason,
-            {{ json_object_rejection_reason('message_json', 'message', ['db', 'schema', 'table', 'action', 'entryType']) }},
+            {{ json_object_rejection_reason(
+                'message_json', 'message', ['db', 'schema', 'table', 'action', 'entryType']
+            ) }},
             case
                 -- Transaction markers and heartbeats carry no rows, whatever their other fields.
                 when message.entryType in {{ cloudcanal_json_control_entry_types() }} then null
