@@ -3,6 +3,7 @@
 {% macro cdc_formats() -%}
     {{ return({
         'canal_json': ['row_changes', 'schema_changes', 'message_outcomes'],
+        'cloudcanal_json': ['row_changes', 'schema_changes', 'message_outcomes'],
     }) }}
 {%- endmacro %}
 

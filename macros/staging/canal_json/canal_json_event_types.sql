@@ -8,13 +8,3 @@
     ('{{ event_types[category] | join("', '") }}')
 {%- endmacro %}
 
-
-{#- Canal's DDL event names as the schema-change kinds shared by every format. -#}
-{% macro canal_json_ddl_kind(event_type) -%}
-    case {{ event_type }}
-        when 'ERASE' then 'DROP'
-        when 'CINDEX' then 'CREATE_INDEX'
-        when 'DINDEX' then 'DROP_INDEX'
-        else {{ event_type }}
-    end
-{%- endmacro %}

@@ -1,6 +1,6 @@
 {#- CloudCanal `action` values by what they carry. 002 shows INSERT / UPDATE / DELETE and ALTER;
     CloudCanal descends from canal, so its DDL actions are taken as canal's EventType names, plus
-    the plain SQL DROP. canal_json_ddl_kind maps all of them to the shared kinds. -#}
+    the plain SQL DROP. canal_ddl_kind maps all of them to the shared kinds. -#}
 {% macro cloudcanal_json_actions(category) -%}
     {%- set actions = {
         'row_change': ['INSERT', 'UPDATE', 'DELETE'],

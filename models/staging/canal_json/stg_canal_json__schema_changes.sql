@@ -3,7 +3,7 @@ select
     source_format,
     database_name,
     table_name,
-    {{ canal_json_ddl_kind('event_type') }} as ddl_kind,
+    {{ canal_ddl_kind('event_type') }} as ddl_kind,
     event_type as source_operation,
     sql_text,
     transform(

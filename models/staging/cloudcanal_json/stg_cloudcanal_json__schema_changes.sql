@@ -4,7 +4,7 @@ select
     database_name,
     table_name,
     -- CloudCanal's DDL actions are canal's EventType names (plus DROP, which maps to itself).
-    {{ canal_json_ddl_kind('event_type') }} as ddl_kind,
+    {{ canal_ddl_kind('event_type') }} as ddl_kind,
     event_type as source_operation,
     sql_text,
     transform(
