@@ -72,7 +72,7 @@ select
     message_json,
     if(rejection_reason is null, 'row_change', 'rejected') as disposition,
     rejection_reason as disposition_reason,
-    message.binlog as binlog,
+    message.binlog,
     {{ kafka_river_json_source_position('message.binlog') }} as source_position,
     nullif(message.db, '') as database_name,
     nullif(message.table, '') as table_name,
@@ -82,21 +82,24 @@ select
     {{ epoch_to_timestamp('message.time') }} as event_at,
     {{ epoch_to_timestamp('message.canalTime') }} as emitted_at,
     -- The maps are built for accepted messages only (their column names are checked above).
-    case when rejection_reason is null then
-        {{ kafka_river_json_column_map('message.columns', 'row_column.t') }}
+    case
+        when rejection_reason is null then
+            {{ kafka_river_json_column_map('message.columns', 'row_column.t') }}
     end as column_types,
     -- `null` describes the new value; `v` absent or JSON null is NULL too (GSON omits nulls).
-    case when rejection_reason is null then
-        {{ kafka_river_json_column_map(
-            'message.columns',
-            'if(coalesce(row_column.`null`, false), null, cast(row_column.v as string))'
-        ) }}
+    case
+        when rejection_reason is null then
+            {{ kafka_river_json_column_map(
+                'message.columns',
+                'if(coalesce(row_column.`null`, false), null, cast(row_column.v as string))'
+            ) }}
     end as row_image,
     -- An old NULL has `origin_val` absent or JSON null: both give NULL.
-    case when rejection_reason is null and operation = 'UPDATE' then
-        {{ kafka_river_json_column_map(
-            "filter(message.columns, row_column -> coalesce(row_column.updated, false))",
-            'cast(row_column.origin_val as string)'
-        ) }}
+    case
+        when rejection_reason is null and operation = 'UPDATE' then
+            {{ kafka_river_json_column_map(
+                "filter(message.columns, row_column -> coalesce(row_column.updated, false))",
+                'cast(row_column.origin_val as string)'
+            ) }}
     end as old_image
 from checked

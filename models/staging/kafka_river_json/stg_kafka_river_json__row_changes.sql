@@ -36,7 +36,7 @@ select
     after_image,
     {{ changed_columns('before_image', 'after_image') }} as changed_columns,
     column_types,
-    cast(null as map<string, int>) as column_jdbc_types,
+    cast(null as map <string, int>) as column_jdbc_types,
     event_at,
     emitted_at,
     source_position,
