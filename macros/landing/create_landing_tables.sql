@@ -1,7 +1,8 @@
 {#- Registers every landing source over its folder below var('landing_root'):
-    a text table reading whole files, and the source view holding one row per line. -#}
+    a text table reading whole files, and the source view holding one row per line.
+    `dbt compile --no-introspect` runs no queries, so it compiles without a warehouse. -#}
 {% macro create_landing_tables() %}
-    {%- if execute -%}
+    {%- if execute and flags.INTROSPECT is not false -%}
         {%- set landing_root = absolute_path(var('landing_root')) -%}
         {%- for landing in graph.sources.values() if landing.meta.landing_folder -%}
             {%- set folder = landing_root ~ '/' ~ landing.meta.landing_folder -%}
