@@ -84,7 +84,9 @@ checked as (
         coalesce(
             case
                 when is_tombstone then null
-                when is_wrapped then {{ json_object_rejection_reason('message_json', 'parse_result', wrapped_text_fields) }}
+                when
+                    is_wrapped
+                    then {{ json_object_rejection_reason('message_json', 'parse_result', wrapped_text_fields) }}
                 else {{ json_object_rejection_reason('message_json', 'parse_result', text_fields) }}
             end,
             case

@@ -6,7 +6,8 @@ row_change_messages as (
         *,
         {{ debezium_json_operation('event_type') }} as operation,
         -- Debezium values carry no key list (the Kafka key holds the key's values only).
-        {{ primary_key_columns('cast(array() as array<string>)', 'database_name', 'table_name') }} as primary_key_columns
+        {{ primary_key_columns('cast(array() as array<string>)', 'database_name', 'table_name') }}
+            as primary_key_columns
     from {{ ref('base_debezium_json__messages') }}
     where disposition = 'row_change'
 
@@ -36,8 +37,8 @@ select
     row_before_image as before_image,
     row_after_image as after_image,
     {{ changed_columns('row_before_image', 'row_after_image') }} as changed_columns,
-    cast(null as map<string, string>) as column_types,
-    cast(null as map<string, int>) as column_jdbc_types,
+    cast(null as map <string, string>) as column_types,
+    cast(null as map <string, int>) as column_jdbc_types,
     event_at,
     emitted_at,
     source_position,
