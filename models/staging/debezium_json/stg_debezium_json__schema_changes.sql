@@ -1,0 +1,27 @@
+select
+    {{ change_id('source_format', 'message_json') }} as change_id,
+    source_format,
+    database_name,
+    table_name,
+    {{ debezium_json_ddl_kind('event_type', 'table_change.type', 'sql_text') }} as ddl_kind,
+    coalesce(event_type, table_change.type) as source_operation,
+    sql_text,
+    transform(
+        table_change.table.columns,
+        table_column -> struct(
+            table_column.name as column_name,
+            table_column.position as ordinal_position,
+            coalesce(table_column.typeExpression, table_column.typeName) as column_type,
+            table_column.jdbcType as jdbc_type
+        )
+    ) as table_columns,
+    table_change.table.primaryKeyColumnNames as primary_key_columns,
+    event_at,
+    emitted_at,
+    source_position,
+    message_id,
+    file_path,
+    line_number,
+    message_index
+from {{ ref('base_debezium_json__messages') }}
+where disposition = 'schema_change'
