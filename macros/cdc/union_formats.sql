@@ -4,6 +4,7 @@
     {{ return({
         'canal_json': ['row_changes', 'schema_changes', 'message_outcomes'],
         'cloudcanal_json': ['row_changes', 'schema_changes', 'message_outcomes'],
+        'debezium_json': ['row_changes', 'schema_changes', 'message_outcomes'],
         'kafka_river_json': ['row_changes', 'message_outcomes'],
     }) }}
 {%- endmacro %}
