@@ -154,6 +154,7 @@ _CHANGE_SCHEMA_JSON = dumps(_CHANGE_SCHEMA)
 
 _MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1) - EPOCH
 _envelope_cache: dict[int, tuple[Table, str]] = {}
+_ENVELOPE_CACHE_SIZE = 64  # table definitions in use at once; DDL keeps making new ones
 
 
 def _envelope_schema_json(table: Table) -> str:
@@ -161,6 +162,8 @@ def _envelope_schema_json(table: Table) -> str:
     cached = _envelope_cache.get(id(table))
     if cached is not None and cached[0] is table:
         return cached[1]
+    if len(_envelope_cache) >= _ENVELOPE_CACHE_SIZE:
+        _envelope_cache.clear()
     prefix = f"{SERVER}.{table.database}.{table.name}"
     value = {
         "type": "struct", "name": f"{prefix}.Value", "optional": True,
