@@ -103,6 +103,7 @@ class Build:
     args: list[str]
     landing_root: Path | None = None
     driver_memory: str = "3g"
+    dbt_vars: dict[str, Any] = field(default_factory=dict)  # besides landing_root
     proc: subprocess.Popen | None = None
     _marts: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
 
@@ -140,8 +141,11 @@ class Build:
             "--target-path", str(self.target_dir),
             "--log-path", str(self.root / "logs"),
         ]  # fmt: skip
+        dbt_vars = dict(self.dbt_vars)
         if self.landing_root is not None:
-            cmd += ["--vars", json.dumps({"landing_root": str(self.landing_root)})]
+            dbt_vars["landing_root"] = str(self.landing_root)
+        if dbt_vars:
+            cmd += ["--vars", json.dumps(dbt_vars)]
         with self.output_file.open("w") as out:
             self.proc = subprocess.Popen(
                 cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT

@@ -24,7 +24,7 @@ import pytest
 from dbt_harness import EPOCH, REPO, Build, file_name, profiles_dir
 
 from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.writer import EXPECTED_FOLDER, generate
+from cdc_lakehouse.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
 
 JSON_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json")
 STATEMENTS = 300  # the curated prefix (every edge case) and ~270 random statements
@@ -45,7 +45,11 @@ def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def build(tmp_path_factory: pytest.TempPathFactory, landing: Path) -> Iterator[Build]:
     root = tmp_path_factory.mktemp("equivalence_build")
-    started = Build("format equivalence", root / "build", ["build"], landing, driver_memory="2g")
+    # The generated tables' keys, for the formats whose messages name none (Debezium).
+    dbt_vars = json.loads((landing / EXPECTED_FOLDER / DBT_VARS_FILE).read_text())
+    started = Build(
+        "format equivalence", root / "build", ["build"], landing, driver_memory="2g", dbt_vars=dbt_vars
+    )
     try:
         started.start(profiles_dir(root))
         yield started

@@ -526,6 +526,10 @@ def test_cli_writes_landing_folders_and_expected_results(tmp_path: Path, capsys)
     ddl = (out / "_expected/canal_json/schema_changes.jsonl").read_text().splitlines()
     assert len(ddl) == sum(1 for s in statements if s.schema_change)
     assert (out / "_expected/kafka_river_json/schema_changes.jsonl").read_text() == ""  # no DDL
+    assert json.loads((out / "_expected/dbt_vars.json").read_text()) == {"cdc_primary_keys": {
+        "shop.customers": ["id"], "shop.orders": ["order_id", "line_no"], "crm.notes": ["code"],
+        "shop.import_batch": ["id"], "shop.import_batch_old": ["id"],
+    }}  # fmt: skip
 
 
 def test_cli_console_script_shows_a_progress_bar_unless_quiet(tmp_path: Path) -> None:

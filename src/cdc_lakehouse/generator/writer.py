@@ -3,6 +3,9 @@
 Layout under `out`:
     <format>/part-00000.jsonl, part-00001.jsonl, ...       the landed lines, rolling files
     _expected/<format>/row_changes.jsonl, schema_changes.jsonl
+    _expected/dbt_vars.json    {"cdc_primary_keys": {"db.table": [key columns]}} for every table
+                               of the stream: Debezium values carry no key column names, so
+                               pass these to dbt (--vars) to get its primary keys
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from cdc_lakehouse.generator.stream import logical_stream
 
 DEFAULT_FILE_BYTES = 64 * 1024 * 1024
 EXPECTED_FOLDER = "_expected"
+DBT_VARS_FILE = "dbt_vars.json"
 
 
 class RollingWriter:
@@ -81,6 +85,7 @@ def generate(
     encoders: list[Encoder] = [FORMATS[name] for name in formats]
     writers = {e.name: RollingWriter(out / e.name, max_file_bytes) for e in encoders}
     counts = {e.name: FormatCounts() for e in encoders}
+    (out / EXPECTED_FOLDER).mkdir(parents=True, exist_ok=True)
     expected: dict[str, tuple[BinaryIO, BinaryIO]] = {}
     for encoder in encoders:
         folder = out / EXPECTED_FOLDER / encoder.name
@@ -89,10 +94,14 @@ def generate(
             (folder / "row_changes.jsonl").open("wb", buffering=1 << 20),
             (folder / "schema_changes.jsonl").open("wb", buffering=1 << 20),
         )
+    primary_keys: dict[str, list[str]] = {}
     bar = tqdm(total=statements, unit="stmt", disable=not progress,
                desc="cdc-generate", mininterval=0.5)  # fmt: skip
     try:
         for statement in logical_stream(seed, statements):
+            table = statement.table
+            if table is not None:
+                primary_keys[f"{table.database}.{table.name}"] = list(table.key)
             row_lines = [_jsonl(row) for row in expected_row_changes(statement)]
             schema_lines = [_jsonl(change) for change in expected_schema_changes(statement)]
             for encoder in encoders:
@@ -115,6 +124,8 @@ def generate(
         for rows_out, schema_out in expected.values():
             rows_out.close()
             schema_out.close()
+    dbt_vars = {"cdc_primary_keys": primary_keys}
+    (out / EXPECTED_FOLDER / DBT_VARS_FILE).write_text(json.dumps(dbt_vars, indent=2) + "\n")
     for name, writer in writers.items():
         counts[name].files = list(writer.files)
     return counts
