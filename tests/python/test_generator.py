@@ -159,6 +159,11 @@ def test_cloudcanal_json_encodings() -> None:
         "sql": "ALTER TABLE `t` ADD COLUMN `d` date", "table": "t",
         "tableChanges": {"table": {"columns": columns, "primaryKeyColumnNames": ["id"]}, "type": "ALTER"},
     }]  # fmt: skip
+    drop_index = Statement(8, 1, 2, POS, T, schema_change=SchemaChange(
+        "DROP_INDEX", "db", "t", "DROP INDEX `ix` ON `t`", T))  # fmt: skip
+    [message] = encode("cloudcanal_json", drop_index)
+    assert message["action"] == "DINDEX"  # canal's EventType name
+    assert message["tableChanges"]["type"] == "ALTER"
 
 
 # ------------------------------------------------------------------------- debezium_json

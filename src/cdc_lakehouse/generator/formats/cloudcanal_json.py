@@ -1,8 +1,7 @@
 """CloudCanal JSON (spec 002): one message per statement, on its own line.
 
-- `action` INSERT/UPDATE/DELETE; for DDL the kind: CREATE, ALTER, DROP, RENAME, TRUNCATE,
-  CREATE_INDEX, DROP_INDEX, QUERY (002 shows only ALTER; the rest are this generator's
-  spelling).
+- `action` INSERT/UPDATE/DELETE; for DDL canal's EventType name (CREATE, ALTER, ERASE, RENAME,
+  TRUNCATE, CINDEX, DINDEX, QUERY): 002 shows only ALTER, and CloudCanal descends from canal.
 - `data`: the new full rows (INSERT/UPDATE) or the deleted rows (DELETE); `before`: the old full
   rows of an UPDATE, else []. Values are JSON strings, NULL is JSON null.
 - `db` and `schema` both hold the database; `pks` the key columns once; `dbValType` /
@@ -18,6 +17,7 @@ from typing import Any
 
 from cdc_lakehouse.generator.formats._json import dumps
 from cdc_lakehouse.generator.formats._table_changes import CHANGE_TYPES, table_description
+from cdc_lakehouse.generator.formats.canal_json import DDL_TYPES
 from cdc_lakehouse.generator.model import Statement
 
 NAME = "cloudcanal_json"
@@ -29,7 +29,7 @@ def _ddl_message(statement: Statement) -> dict[str, Any]:
     assert change is not None
     table = change.table
     message: dict[str, Any] = {
-        "action": change.kind,
+        "action": DDL_TYPES[change.kind],
         "before": [],
         "bid": statement.seq,
         "data": [],
