@@ -2,7 +2,7 @@
 
 One in-process SparkSession serves the whole pytest run (a JVM holds one SparkContext). It has
 no Hive support, so it never opens a Derby metastore: the end-to-end tests read the marts that
-dbt wrote in a separate Python process instead (see test_end_to_end.py), which is the only way
+dbt wrote in a separate Python process instead (see dbt_harness.py), which is the only way
 to open another warehouse's Derby metastore next to this session, and keeps that module free of
 in-process Spark state.
 

@@ -4,47 +4,31 @@ Expectations are written by hand from the sample files under samples/landing/can
 the spec documents (000 canal FlatMessage, 001 canal-compatible platform, 002/004 canal JSON with
 tableChanges), not copied from a build's output.
 
-How it runs, and why:
-- Each dbt invocation is a subprocess of .venv/bin/dbt (cwd = repo root) with its own Spark dir
-  (CDC_SPARK_DIR: warehouse + Derby metastore), target path and log path under pytest's tmp dir,
-  and a copy of profiles.example.yml as its profile. Nothing under the repo's .spark/ is touched.
-- The three builds of this module (the samples; a landing root written by the test; a landing
-  root without a canal_json folder) use three Spark dirs and start together on first use, so
-  their JVM/Derby start-up overlaps. Each is awaited by the fixture that needs it.
-- `dbt build` alone, not `dbt seed` first: build runs the seeds as nodes before the models that
-  ref them (checked in run_results.json), and a separate seed command would cost another JVM.
-- The marts are read after dbt has exited (embedded Derby admits one process at a time) by ONE
-  SparkSession in a separate Python process that prints JSON: the pytest process may already hold
-  a SparkSession (conftest.py), and a JVM holds one SparkContext, so it could not open this
-  warehouse's metastore in-process. Timestamps cross as unix microseconds (no time-zone guessing).
+The builds run through dbt_harness.Build (a dbt subprocess with its own Spark dir; marts read
+by a separate process). The three builds of this module (the samples; a landing root written by
+the test; a landing root without a canal_json folder) start together on first use, so their
+JVM/Derby start-up overlaps. Each is awaited by the fixture that needs it. `dbt build` alone,
+not `dbt seed` first: build runs the seeds as nodes before the models that ref them (checked in
+run_results.json), and a separate seed command would cost another JVM.
+
+The samples folder holds other formats' samples too; the samples tests look at canal_json's rows
+only (each format's own rows are its staging's tests).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
-import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
+from dbt_harness import EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
 
-REPO = Path(__file__).resolve().parents[2]
-DBT = REPO / ".venv" / "bin" / "dbt"
 SAMPLES = REPO / "samples" / "landing" / "canal_json"
-SCHEMA = "cdc"
-MARTS = ("fct_row_changes", "fct_schema_changes", "fct_rejected_messages", "fct_message_reconciliation")
-DBT_TIMEOUT_S = 1800
-
-UTC = timezone.utc
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def ms(epoch_millis: int) -> datetime:
@@ -58,162 +42,6 @@ def sec(epoch_seconds: int) -> datetime:
 
 
 # ----------------------------------------------------------------------------- harness
-
-
-_READ_MARTS = textwrap.dedent(
-    """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import TimestampType
-
-    args = json.loads(sys.argv[1])
-    spark_dir = args["spark_dir"]
-    spark = (
-        SparkSession.builder.master("local[1]")
-        .appName("cdc-e2e-read-marts")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.driver.memory", "1g")
-        .config("spark.sql.warehouse.dir", spark_dir + "/warehouse")
-        .config(
-            "spark.hadoop.javax.jdo.option.ConnectionURL",
-            "jdbc:derby:;databaseName=" + spark_dir + "/metastore_db;create=true",
-        )
-        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + spark_dir)
-        .enableHiveSupport()
-        .getOrCreate()
-    )
-    out = {}
-    for table in args["tables"]:
-        df = spark.table(args["schema"] + "." + table)
-        df = df.select(*[
-            F.unix_micros(F.col(f.name)).alias(f.name) if isinstance(f.dataType, TimestampType)
-            else F.col(f.name)
-            for f in df.schema.fields
-        ])
-        out[table] = [row.asDict(recursive=True) for row in df.collect()]
-    spark.stop()
-    print("RESULT=" + json.dumps(out))
-    """
-)
-
-TIMESTAMP_COLUMNS = {"event_at", "emitted_at", "landed_at"}
-
-
-@dataclass
-class Build:
-    """One dbt invocation in its own Spark dir, started in the background."""
-
-    name: str
-    root: Path
-    args: list[str]
-    landing_root: Path | None = None
-    proc: subprocess.Popen | None = None
-    _marts: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
-
-    @property
-    def spark_dir(self) -> Path:
-        return self.root / "spark"
-
-    @property
-    def target_dir(self) -> Path:
-        return self.root / "target"
-
-    @property
-    def output_file(self) -> Path:
-        return self.root / "dbt_output.txt"
-
-    def start(self, profiles_dir: Path) -> None:
-        self.spark_dir.mkdir(parents=True)
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in {"CDC_LANDING_ROOT", "DBT_PROFILES_DIR", "DBT_TARGET_PATH", "DBT_LOG_PATH"}
-        }
-        env.update(
-            DBT_TARGET="local",
-            CDC_SCHEMA=SCHEMA,
-            CDC_SPARK_DIR=str(self.spark_dir),
-            CDC_SPARK_DRIVER_MEMORY="3g",
-            DBT_SEND_ANONYMOUS_USAGE_STATS="false",
-            DBT_USE_COLORS="false",
-        )
-        cmd = [
-            str(DBT),
-            *self.args,
-            "--profiles-dir", str(profiles_dir),
-            "--target-path", str(self.target_dir),
-            "--log-path", str(self.root / "logs"),
-        ]  # fmt: skip
-        if self.landing_root is not None:
-            cmd += ["--vars", json.dumps({"landing_root": str(self.landing_root)})]
-        with self.output_file.open("w") as out:
-            self.proc = subprocess.Popen(
-                cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT
-            )
-
-    def wait(self) -> None:
-        assert self.proc is not None
-        try:
-            returncode = self.proc.wait(timeout=DBT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            pytest.fail(f"{self.name}: dbt did not finish in {DBT_TIMEOUT_S}s")
-        if returncode != 0:
-            pytest.fail(
-                f"{self.name}: `dbt {' '.join(self.args)}` exited {returncode}:\n"
-                + self.output_file.read_text()[-8000:]
-            )
-
-    def run_results(self) -> dict[str, str]:
-        """unique_id -> status of every node the invocation ran."""
-        results = json.loads((self.target_dir / "run_results.json").read_text())
-        return {result["unique_id"]: result["status"] for result in results["results"]}
-
-    def marts(self) -> dict[str, list[dict[str, Any]]]:
-        """The marts' rows, read once after dbt exited; timestamps as aware UTC datetimes."""
-        if self._marts is None:
-            self.wait()
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    _READ_MARTS,
-                    json.dumps(
-                        {"spark_dir": str(self.spark_dir), "schema": SCHEMA, "tables": list(MARTS)}
-                    ),
-                ],
-                cwd=self.spark_dir,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-            assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
-            line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT="))
-            marts = json.loads(line[len("RESULT=") :])
-            for rows in marts.values():
-                for row in rows:
-                    for column in TIMESTAMP_COLUMNS & row.keys():
-                        if row[column] is not None:
-                            row[column] = EPOCH + timedelta(microseconds=row[column])
-            self._marts = marts
-        return self._marts
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def _file_name(file_path: str) -> str:
-    """The landed file's name, after checking the URI is a file: URI of an absolute path."""
-    uri = urlparse(file_path)
-    assert uri.scheme == "file" and uri.path.startswith("/"), file_path
-    return Path(uri.path).name
 
 
 def _diff(expected: dict, actual: dict, fields: list[str]) -> list[str]:
@@ -302,9 +130,7 @@ def _write_landing(root: Path) -> Path:
 def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build]]:
     """Starts the module's three builds at once, each in its own Spark dir."""
     root = tmp_path_factory.mktemp("e2e")
-    profiles_dir = root / "profiles"
-    profiles_dir.mkdir()
-    shutil.copy(REPO / "profiles.example.yml", profiles_dir / "profiles.yml")
+    profiles = profiles_dir(root)
     empty_landing = root / "landing_without_formats"
     empty_landing.mkdir()
     started = {
@@ -316,7 +142,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     }
     try:
         for build in started.values():
-            build.start(profiles_dir)
+            build.start(profiles)
         yield started
     finally:
         for build in started.values():
@@ -637,7 +463,7 @@ EXPECTED_RECONCILIATION = {
 
 def _by_row_key(rows: list[dict]) -> dict[tuple, dict]:
     keyed = {
-        (_file_name(r["file_path"]), r["line_number"], r["message_index"], r["row_index"]): r
+        (file_name(r["file_path"]), r["line_number"], r["message_index"], r["row_index"]): r
         for r in rows
     }
     assert len(keyed) == len(rows), "two row changes share file, line, message and row index"
@@ -645,9 +471,14 @@ def _by_row_key(rows: list[dict]) -> dict[tuple, dict]:
 
 
 def _by_message_key(rows: list[dict]) -> dict[tuple, dict]:
-    keyed = {(_file_name(r["file_path"]), r["line_number"], r["message_index"]): r for r in rows}
+    keyed = {(file_name(r["file_path"]), r["line_number"], r["message_index"]): r for r in rows}
     assert len(keyed) == len(rows), "two rows share file, line and message index"
     return keyed
+
+
+def _canal(rows: list[dict]) -> list[dict]:
+    """The rows that came from canal_json (the samples hold other formats too)."""
+    return [r for r in rows if r["source_format"] == "canal_json"]
 
 
 def _lines(path: Path) -> list[str]:
@@ -671,19 +502,19 @@ def test_build_over_samples_runs_seeds_models_and_data_tests_successfully(sample
 
 
 def test_row_changes_are_exactly_the_sample_dml_rows(samples: Build) -> None:
-    actual = _by_row_key(samples.marts()["fct_row_changes"])
+    actual = _by_row_key(_canal(samples.marts()["fct_row_changes"]))
     assert len(actual) == 14
     assert _diff(EXPECTED_ROW_CHANGES, actual, ROW_FIELDS) == []
 
 
 def test_redelivered_insert_appears_once_as_its_first_landed_copy(samples: Build) -> None:
-    rows = samples.marts()["fct_row_changes"]
+    rows = _canal(samples.marts()["fct_row_changes"])
     copies = [
         r for r in rows
         if (r["database_name"], r["table_name"], r["operation"], r["primary_key"])
         == ("test", "asd_copy", "INSERT", '{"ID":"2223"}')
     ]  # fmt: skip
-    assert [(_file_name(r["file_path"]), r["line_number"]) for r in copies] == [(F000, 2)]
+    assert [(file_name(r["file_path"]), r["line_number"]) for r in copies] == [(F000, 2)]
     # Hostile line 15 is byte for byte 000's line 2, so the redelivery shares its change_id.
     assert _lines(SAMPLES / FHOSTILE)[14] == _lines(SAMPLES / F000)[1]
     change_ids = [r["change_id"] for r in rows]
@@ -692,7 +523,7 @@ def test_redelivered_insert_appears_once_as_its_first_landed_copy(samples: Build
 
 
 def test_json_numbers_booleans_unicode_and_null_keep_their_exact_text(samples: Build) -> None:
-    payments = [r for r in samples.marts()["fct_row_changes"] if r["table_name"] == "payments"]
+    payments = [r for r in _canal(samples.marts()["fct_row_changes"]) if r["table_name"] == "payments"]
     assert len(payments) == 1
     after = payments[0]["after_image"]
     assert after["amount"] == "1234567890.123456789"  # no rounding through a double
@@ -705,15 +536,15 @@ def test_json_numbers_booleans_unicode_and_null_keep_their_exact_text(samples: B
 
 
 def test_schema_changes_are_exactly_the_sample_ddl_messages(samples: Build) -> None:
-    actual = _by_message_key(samples.marts()["fct_schema_changes"])
+    actual = _by_message_key(_canal(samples.marts()["fct_schema_changes"]))
     assert len(actual) == 12
     assert _diff(EXPECTED_SCHEMA_CHANGES, actual, SCHEMA_FIELDS) == []
 
 
 def test_rejected_messages_are_exactly_the_hostile_lines_with_their_reasons(samples: Build) -> None:
-    rows = samples.marts()["fct_rejected_messages"]
+    rows = _canal(samples.marts()["fct_rejected_messages"])
     actual = {
-        (_file_name(r["file_path"]), r["line_number"], r["message_index"]): r["reason"] for r in rows
+        (file_name(r["file_path"]), r["line_number"], r["message_index"]): r["reason"] for r in rows
     }
     assert len(actual) == len(rows)
     assert actual == EXPECTED_REJECTIONS
@@ -724,8 +555,8 @@ def test_rejected_messages_are_exactly_the_hostile_lines_with_their_reasons(samp
 
 
 def test_reconciliation_accounts_for_every_landed_line_and_message(samples: Build) -> None:
-    rows = samples.marts()["fct_message_reconciliation"]
-    actual = {_file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS} for r in rows}
+    rows = _canal(samples.marts()["fct_message_reconciliation"])
+    actual = {file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS} for r in rows}
     assert len(actual) == len(rows)
     assert actual == EXPECTED_RECONCILIATION
     for name, counts in actual.items():
@@ -734,7 +565,7 @@ def test_reconciliation_accounts_for_every_landed_line_and_message(samples: Buil
             counts[k] for k in RECONCILIATION_FIELDS if k.endswith("_messages") and k != "messages"
         ), name
     for row in rows:
-        assert urlparse(row["file_path"]).path == str(SAMPLES / _file_name(row["file_path"]))
+        assert urlparse(row["file_path"]).path == str(SAMPLES / file_name(row["file_path"]))
 
 
 # ------------------------------------------------------------- tests: custom landing root
@@ -794,13 +625,13 @@ def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom
 
     rejected = marts["fct_rejected_messages"]
     assert [
-        (_file_name(r["file_path"]), r["line_number"], r["message_index"], r["reason"], r["payload"])
+        (file_name(r["file_path"]), r["line_number"], r["message_index"], r["reason"], r["payload"])
         for r in rejected
     ] == [(PART_1, 3, None, "empty_line", "")]
     assert rejected[0]["landed_at"] == PART_1_LANDED_AT
 
     reconciliation = {
-        _file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS}
+        file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS}
         for r in marts["fct_message_reconciliation"]
     }
     assert reconciliation == {
