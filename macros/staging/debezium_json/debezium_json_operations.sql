@@ -19,12 +19,15 @@
 {%- endmacro %}
 
 
-{#- The shared schema-change kind: a truncate event is TRUNCATE; otherwise the `tableChanges`
-    type (CREATE, ALTER, DROP) where there is one, 002's `a` is ALTER, else the statement's own
-    leading words. -#}
+{#- The shared schema-change kind: a truncate event is TRUNCATE; a RENAME or index statement
+    is what its SQL says (Debezium reports those as an ALTER table change); otherwise the
+    `tableChanges` type (CREATE, ALTER, DROP) where there is one, 002's `a` is ALTER, else the
+    statement's own leading words. -#}
 {% macro debezium_json_ddl_kind(op, table_change_type, sql_text) -%}
     case
         when {{ op }} = 't' then 'TRUNCATE'
+        when {{ ddl_kind_from_sql(sql_text) }} in ('RENAME', 'CREATE_INDEX', 'DROP_INDEX')
+            then {{ ddl_kind_from_sql(sql_text) }}
         when {{ table_change_type }} in ('CREATE', 'ALTER', 'DROP') then {{ table_change_type }}
         when {{ op }} = 'a' then 'ALTER'
         else {{ ddl_kind_from_sql(sql_text) }}
