@@ -37,7 +37,7 @@ row_events as (
         before_primary_key as primary_key,
         change_id,
         operation,
-        cast(null as map<string, string>) as after_image,
+        cast(null as map <string, string>) as after_image,
         true as ends_row,
         event_at,
         emitted_at,
@@ -186,14 +186,17 @@ first_resets as (
         versions.table_name,
         versions.primary_key,
         versions.change_number,
-        min_by(struct(table_resets.change_id, table_resets.ddl_kind, table_resets.reset_at), table_resets.reset_at) as reset
+        min_by(
+            struct(table_resets.change_id, table_resets.ddl_kind, table_resets.reset_at),
+            table_resets.reset_at
+        ) as reset
     from versions
     inner join table_resets
         on
             versions.database_name = table_resets.database_name
             and versions.table_name = table_resets.table_name
-            and table_resets.reset_at >= versions.changed_at
-            and (versions.next_changed_at is null or table_resets.reset_at < versions.next_changed_at)
+            and versions.changed_at <= table_resets.reset_at
+            and (versions.next_changed_at is null or versions.next_changed_at > table_resets.reset_at)
     group by versions.database_name, versions.table_name, versions.primary_key, versions.change_number
 
 )
