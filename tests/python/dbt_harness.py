@@ -20,6 +20,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -34,8 +36,13 @@ DBT = REPO / ".venv" / "bin" / "dbt"
 if not DBT.exists():
     DBT = Path(sys.executable).with_name("dbt")
 SCHEMA = "cdc"
-MARTS = ("fct_row_changes", "fct_schema_changes", "fct_rejected_messages", "fct_message_reconciliation")
+MARTS = (
+    "fct_row_changes", "fct_schema_changes", "fct_rejected_messages", "fct_message_reconciliation",
+    "dim_row_versions", "dim_current_rows",
+)  # fmt: skip
 DBT_TIMEOUT_S = 1800
+# dbt unit tests do not depend on the landed data: the samples build runs them, once.
+BUILD_WITHOUT_UNIT_TESTS = ["build", "--exclude", "test_type:unit"]
 
 UTC = timezone.utc
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -79,20 +86,22 @@ _READ_MARTS = textwrap.dedent(
     )
     out = {}
     for table in args["tables"]:
-        df = spark.table(args["schema"] + "." + table)
-        df = df.select(*[
-            F.unix_micros(F.col(f.name)).alias(f.name) if isinstance(f.dataType, TimestampType)
-            else F.col(f.name)
-            for f in df.schema.fields
+        source = spark.table(args["schema"] + "." + table)
+        timestamps = [f.name for f in source.schema.fields if isinstance(f.dataType, TimestampType)]
+        df = source.select(*[
+            F.unix_micros(F.col(f"`{f.name}`")).alias(f.name) if f.name in timestamps
+            else F.col(f"`{f.name.replace('`', '``')}`")
+            for f in source.schema.fields
         ])
-        out[table] = [row.asDict(recursive=True) for row in df.collect()]
+        out[table] = {
+            "types": {f.name: f.dataType.simpleString() for f in source.schema.fields},
+            "timestamps": timestamps,
+            "rows": [row.asDict(recursive=True) for row in df.collect()],
+        }
     spark.stop()
-    print("RESULT=" + json.dumps(out))
+    print("RESULT=" + json.dumps(out, default=str))  # decimals as their exact text
     """
 )
-
-TIMESTAMP_COLUMNS = {"event_at", "emitted_at", "landed_at"}
-
 
 @dataclass
 class Build:
@@ -104,8 +113,16 @@ class Build:
     landing_root: Path | None = None
     driver_memory: str = "3g"
     dbt_vars: dict[str, Any] = field(default_factory=dict)  # besides landing_root
+    target: str = "local"
+    env: dict[str, str] = field(default_factory=dict)  # besides the harness's own
+    # dbt commands run one after another once `args` succeeded, e.g. a run-operation.
+    followups: list[list[str]] = field(default_factory=list)
+    # Called once `args` and the follow-ups succeeded, e.g. to stop the server the build used.
+    after: Callable[[], None] | None = None
     proc: subprocess.Popen | None = None
+    _profiles_dir: Path | None = field(default=None, repr=False)
     _marts: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
+    _followups_done: bool = field(default=False, repr=False)
 
     @property
     def spark_dir(self) -> Path:
@@ -120,24 +137,36 @@ class Build:
         return self.root / "dbt_output.txt"
 
     def start(self, profiles_dir: Path) -> None:
-        self.spark_dir.mkdir(parents=True)
+        self.spark_dir.mkdir(parents=True, exist_ok=True)
+        self._profiles_dir = profiles_dir
+        with self.output_file.open("w") as out:
+            self.proc = subprocess.Popen(
+                self._command(self.args), cwd=REPO, env=self._env(), stdout=out, stderr=subprocess.STDOUT
+            )
+
+    def _env(self) -> dict[str, str]:
         env = {
             key: value
             for key, value in os.environ.items()
             if key not in {"CDC_LANDING_ROOT", "DBT_PROFILES_DIR", "DBT_TARGET_PATH", "DBT_LOG_PATH"}
         }
         env.update(
-            DBT_TARGET="local",
+            DBT_TARGET=self.target,
             CDC_SCHEMA=SCHEMA,
             CDC_SPARK_DIR=str(self.spark_dir),
             CDC_SPARK_DRIVER_MEMORY=self.driver_memory,
             DBT_SEND_ANONYMOUS_USAGE_STATS="false",
             DBT_USE_COLORS="false",
+            **self.env,
         )
+        return env
+
+    def _command(self, args: list[str]) -> list[str]:
+        assert self._profiles_dir is not None
         cmd = [
             str(DBT),
-            *self.args,
-            "--profiles-dir", str(profiles_dir),
+            *args,
+            "--profiles-dir", str(self._profiles_dir),
             "--target-path", str(self.target_dir),
             "--log-path", str(self.root / "logs"),
         ]  # fmt: skip
@@ -146,12 +175,10 @@ class Build:
             dbt_vars["landing_root"] = str(self.landing_root)
         if dbt_vars:
             cmd += ["--vars", json.dumps(dbt_vars)]
-        with self.output_file.open("w") as out:
-            self.proc = subprocess.Popen(
-                cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT
-            )
+        return cmd
 
     def wait(self) -> None:
+        """Waits for `args`, then runs the follow-ups; fails the test on any failure."""
         assert self.proc is not None
         try:
             returncode = self.proc.wait(timeout=DBT_TIMEOUT_S)
@@ -164,6 +191,16 @@ class Build:
                 f"{self.name}: `dbt {' '.join(self.args)}` exited {returncode}:\n"
                 + self.output_file.read_text()[-8000:]
             )
+        if not self._followups_done:
+            self._followups_done = True
+            for args in self.followups:
+                done = subprocess.run(
+                    self._command(args), cwd=REPO, env=self._env(), capture_output=True, text=True,
+                    timeout=DBT_TIMEOUT_S, check=False,
+                )  # fmt: skip
+                assert done.returncode == 0, f"{self.name}: `dbt {' '.join(args)}`:\n{done.stdout[-8000:]}"
+            if self.after is not None:
+                self.after()
 
     def run_results(self) -> dict[str, str]:
         """unique_id -> status of every node the invocation ran."""
@@ -173,32 +210,35 @@ class Build:
     def marts(self) -> dict[str, list[dict[str, Any]]]:
         """The marts' rows, read once after dbt exited; timestamps as aware UTC datetimes."""
         if self._marts is None:
-            self.wait()
-            proc = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    _READ_MARTS,
-                    json.dumps(
-                        {"spark_dir": str(self.spark_dir), "schema": SCHEMA, "tables": list(MARTS)}
-                    ),
-                ],
-                cwd=self.spark_dir,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-            assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
-            line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT="))
-            marts = json.loads(line[len("RESULT=") :])
-            for rows in marts.values():
-                for row in rows:
-                    for column in TIMESTAMP_COLUMNS & row.keys():
-                        if row[column] is not None:
-                            row[column] = EPOCH + timedelta(microseconds=row[column])
-            self._marts = marts
+            self._marts = {name: table["rows"] for name, table in self.tables(MARTS).items()}
         return self._marts
+
+    def tables(self, names: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+        """Each table's Spark column types and rows, read after dbt exited; timestamps as
+        aware UTC datetimes, decimals as their text."""
+        self.wait()
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _READ_MARTS,
+                json.dumps({"spark_dir": str(self.spark_dir), "schema": SCHEMA, "tables": list(names)}),
+            ],
+            cwd=self.spark_dir,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT="))
+        tables = json.loads(line[len("RESULT=") :])
+        for table in tables.values():
+            for row in table["rows"]:
+                for column in table["timestamps"]:
+                    if row[column] is not None:
+                        row[column] = EPOCH + timedelta(microseconds=row[column])
+        return tables
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -211,3 +251,42 @@ def file_name(file_path: str) -> str:
     uri = urlparse(file_path)
     assert uri.scheme == "file" and uri.path.startswith("/"), file_path
     return Path(uri.path).name
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class ThriftServer:
+    """`scripts/thrift_server.sh` on free loopback ports, its warehouse and metastore in
+    `state_dir` (laid out as a Build's Spark dir, so `Build.tables` reads them once it is down)."""
+
+    state_dir: Path
+    thrift_port: int = field(default_factory=free_port)
+    connect_port: int = field(default_factory=free_port)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "CDC_THRIFT_DIR": str(self.state_dir),
+            "CDC_THRIFT_PORT": str(self.thrift_port),
+            "CDC_SPARK_CONNECT_PORT": str(self.connect_port),
+        }
+
+    def _script(self, action: str) -> None:
+        done = subprocess.run(
+            [str(REPO / "scripts" / "thrift_server.sh"), action],
+            env={**os.environ, **self.env, "CDC_SPARK_DRIVER_MEMORY": "3g"},
+            capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, f"thrift_server.sh {action}:\n{done.stdout}\n{done.stderr}"
+
+    def up(self) -> None:
+        self._script("up")
+
+    def down(self) -> None:
+        self._script("down")
+

@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from dbt_harness import EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
+from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
 
 SAMPLES = REPO / "samples" / "landing" / "canal_json"
 
@@ -109,6 +109,17 @@ PART_2_LINES = [
     _msg(database="", table="", type="MHEARTBEAT", es=1700000107000, isDdl=False),
     _msg(**_ddl("DINDEX", 8, 1700000108000, "DROP INDEX ix_items_name ON items")),
 ]
+# Names from data that would break or inject SQL if pasted into a statement.
+HOSTILE_TABLE = "we`ird'; drop table cdc.fct_row_changes; --"
+HOSTILE_COLUMN = "c`; drop table cdc.fct_row_changes; --"
+PART_3 = "part-0003.jsonl"
+PART_3_LINES = [
+    _msg(
+        data=[{"id": "1", HOSTILE_COLUMN: "v"}], database="shop", es=1700000109000, id=9,
+        isDdl=False, mysqlType={"id": "int", HOSTILE_COLUMN: "varchar(10)"}, old=None,
+        pkNames=["id"], sql="", table=HOSTILE_TABLE, ts=1700000109100, type="INSERT",
+    ),
+]  # fmt: skip
 PART_1_LANDED_AT = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
 PART_2_LANDED_AT = datetime(2024, 1, 2, 3, 4, 6, tzinfo=UTC)
 
@@ -118,6 +129,7 @@ def _write_landing(root: Path) -> Path:
     folder.mkdir(parents=True)
     (folder / PART_1).write_bytes(("\n".join(PART_1_LINES) + "\n").encode())
     (folder / PART_2).write_bytes("\r\n".join(PART_2_LINES).encode())
+    (folder / PART_3).write_text("\n".join(PART_3_LINES) + "\n")
     for name, landed_at in ((PART_1, PART_1_LANDED_AT), (PART_2, PART_2_LANDED_AT)):
         os.utime(folder / name, (landed_at.timestamp(), landed_at.timestamp()))
     return root
@@ -136,9 +148,18 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     started = {
         "samples": Build("samples", root / "samples", ["build"]),
         "custom": Build(
-            "custom landing root", root / "custom", ["build"], _write_landing(root / "landing")
+            "custom landing root", root / "custom", BUILD_WITHOUT_UNIT_TESTS, _write_landing(root / "landing"),
+            followups=[
+                ["run-operation", "create_typed_replica", "--args", json.dumps(names)]
+                for names in (
+                    {"database_name": "shop", "table_name": "items"},
+                    {"database_name": "shop", "table_name": HOSTILE_TABLE},
+                )
+            ],
         ),
-        "no_folder": Build("landing root without canal_json", root / "no_folder", ["build"], empty_landing),
+        "no_folder": Build(
+            "landing root without canal_json", root / "no_folder", BUILD_WITHOUT_UNIT_TESTS, empty_landing
+        ),
     }
     try:
         for build in started.values():
@@ -499,6 +520,7 @@ def test_build_over_samples_runs_seeds_models_and_data_tests_successfully(sample
     for model in (*MARTS, "int_row_changes_labelled"):
         assert statuses[f"model.cdc_lakehouse.{model}"] == "success"
     assert any(uid.startswith("test.") for uid in statuses), "the build ran no data tests"
+    assert sum(uid.startswith("unit_test.") for uid in statuses) >= 30, "the build ran no unit tests"
 
 
 def test_row_changes_are_exactly_the_sample_dml_rows(samples: Build) -> None:
@@ -600,7 +622,12 @@ def test_custom_landing_root_gives_the_insert_update_delete_sequence_exactly(cus
     statuses = custom.run_results()
     assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
     actual = _by_row_key(custom.marts()["fct_row_changes"])
-    assert _diff(EXPECTED_ITEM_CHANGES, actual, ROW_FIELDS) == []
+    hostile = row_change(
+        "INSERT", "shop", HOSTILE_TABLE, ["id"], '{"id":"1"}', None, {"id": "1", HOSTILE_COLUMN: "v"},
+        ["id", HOSTILE_COLUMN], ms(1700000109000), ms(1700000109100), "9",
+        {"id": "int", HOSTILE_COLUMN: "varchar(10)"},
+    )  # fmt: skip
+    assert _diff({**EXPECTED_ITEM_CHANGES, (PART_3, 1, 0, 0): hostile}, actual, ROW_FIELDS) == []
 
 
 def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom: Build) -> None:
@@ -640,7 +667,74 @@ def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom
         # A missing final terminator loses no line; CRLF gives no extra ones.
         PART_2: dict(landed_lines=4, messages=4, row_change_messages=2, schema_change_messages=1,
                      skipped_messages=1, rejected_messages=0),
+        PART_3: dict(landed_lines=1, messages=1, row_change_messages=1, schema_change_messages=0,
+                     skipped_messages=0, rejected_messages=0),
     }  # fmt: skip
+
+
+VERSION_FIELDS = [
+    "database_name", "table_name", "primary_key", "row_image", "valid_from", "valid_to",
+    "is_current", "opened_by_operation", "closed_by_operation",
+]  # fmt: skip
+
+
+def _version(key: str, image: dict, opened: str, es: int, closed: str | None, until: int | None) -> dict:
+    return {
+        "database_name": "shop", "table_name": "items", "primary_key": key, "row_image": image,
+        "valid_from": ms(es), "valid_to": None if until is None else ms(until),
+        "is_current": closed is None, "opened_by_operation": opened, "closed_by_operation": closed,
+    }  # fmt: skip
+
+
+def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(custom: Build) -> None:
+    marts = custom.marts()
+    change_ids = {
+        (file_name(r["file_path"]), r["line_number"], r["message_index"]): r["change_id"]
+        for r in marts["fct_row_changes"]
+    }
+    versions = {
+        (r["primary_key"], r["valid_from"]): r
+        for r in marts["dim_row_versions"] if r["table_name"] == "items"
+    }  # fmt: skip
+    # apple is inserted, renamed pear, deleted; fig is inserted without a price, then priced.
+    expected = {
+        ('{"id":"1"}', ms(1700000101000)): _version('{"id":"1"}', APPLE, "INSERT", 1700000101000, "UPDATE", 1700000102000),
+        ('{"id":"1"}', ms(1700000102000)): _version('{"id":"1"}', PEAR, "UPDATE", 1700000102000, "DELETE", 1700000106000),
+        ('{"id":"2"}', ms(1700000103000)): _version('{"id":"2"}', FIG, "INSERT", 1700000103000, "UPDATE", 1700000105000),
+        ('{"id":"2"}', ms(1700000105000)): _version('{"id":"2"}', FIG_PRICED, "UPDATE", 1700000105000, None, None),
+    }  # fmt: skip
+    assert _diff(expected, versions, VERSION_FIELDS) == []
+    assert versions[('{"id":"1"}', ms(1700000101000))]["opened_by_change_id"] == change_ids[(PART_1, 2, 0)]
+    assert versions[('{"id":"1"}', ms(1700000102000))]["closed_by_change_id"] == change_ids[(PART_2, 2, 0)]
+
+    current = sorted(marts["dim_current_rows"], key=lambda r: r["table_name"])
+    assert [(r["table_name"], r["primary_key"], r["row_image"], r["last_operation"]) for r in current] == [
+        ("items", '{"id":"2"}', FIG_PRICED, "UPDATE"),
+        (HOSTILE_TABLE, '{"id":"1"}', {"id": "1", HOSTILE_COLUMN: "v"}, "INSERT"),
+    ]
+    assert current[0]["last_change_id"] == change_ids[(PART_2, 1, 0)]
+    assert current[0]["last_event_at"] == ms(1700000105000)
+
+
+def test_typed_replica_types_each_column_from_its_source_type(custom: Build) -> None:
+    replica = custom.tables(("replica__shop__items",))["replica__shop__items"]
+    assert replica["types"] == {
+        "id": "int", "name": "string", "price": "decimal(10,2)", "tag": "string",  # geometry
+        "_primary_key": "string", "_last_change_id": "string", "_last_event_at": "timestamp",
+    }  # fmt: skip
+    (row,) = replica["rows"]
+    assert {k: row[k] for k in ("id", "name", "price", "tag", "_primary_key", "_last_event_at")} == {
+        "id": 2, "name": "fig", "price": "2.25", "tag": "x", "_primary_key": '{"id":"2"}',
+        "_last_event_at": ms(1700000105000),
+    }  # fmt: skip
+
+
+def test_typed_replica_of_a_hostile_table_quotes_names_and_injects_nothing(custom: Build) -> None:
+    view = "replica__shop__we_ird___drop_table_cdc_fct_row_changes____"
+    tables = custom.tables((view, "fct_row_changes"))
+    assert list(tables[view]["types"])[:2] == [HOSTILE_COLUMN, "id"]
+    assert [(r[HOSTILE_COLUMN], r["id"]) for r in tables[view]["rows"]] == [("v", 1)]
+    assert len(tables["fct_row_changes"]["rows"]) == len(custom.marts()["fct_row_changes"])
 
 
 def test_landing_root_without_the_canal_json_folder_builds_empty_marts(no_folder: Build) -> None:

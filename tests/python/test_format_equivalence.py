@@ -4,9 +4,10 @@ same row changes (and, where the format carries DDL, schema changes) in the fact
 The generator (cdc_lakehouse.generator) writes a few hundred statements with every edge case
 (NULLs, empty strings, quotes, unicode, decimals, fractional datetimes, multi-row statements,
 updates of one column and from and to NULL, composite and string keys, DDL of every kind) into
-a landing root, with the expected results derived from the logical stream. ONE `dbt build`
-(dbt_harness.Build) reads all formats; each test then compares one format's rows in the marts
-with the expected results exactly.
+a landing root, with the expected results derived from the logical stream. One `dbt build`
+(dbt_harness.Build) per target reads all formats: on the embedded local Spark, and on a Spark
+Thrift Server with Spark Connect (`scripts/thrift_server.sh`, as `make thrift-up` starts it).
+Each test then compares one format's rows in one target's marts with the expected results.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_harness import EPOCH, Build, file_name, profiles_dir
+from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, Build, ThriftServer, file_name, profiles_dir
 
 from cdc_lakehouse.generator.formats import FORMATS
 from cdc_lakehouse.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
@@ -27,6 +28,7 @@ from cdc_lakehouse.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, gener
 JSON_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json")
 STATEMENTS = 300  # the curated prefix (every edge case) and ~270 random statements
 SEED = 20240101
+TARGETS = ("local", "thrift")
 
 
 @pytest.fixture(scope="module")
@@ -37,18 +39,36 @@ def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def build(tmp_path_factory: pytest.TempPathFactory, landing: Path) -> Iterator[Build]:
+def builds(tmp_path_factory: pytest.TempPathFactory, landing: Path) -> Iterator[dict[str, Build]]:
+    """The same build on the local target and on the thrift target (a Spark Thrift Server with
+    Spark Connect for the Python model), started together."""
     root = tmp_path_factory.mktemp("equivalence_build")
+    profiles = profiles_dir(root)
     # The generated tables' keys, for the formats whose messages name none (Debezium).
     dbt_vars = json.loads((landing / EXPECTED_FOLDER / DBT_VARS_FILE).read_text())
-    started = Build(
-        "format equivalence", root / "build", ["build"], landing, driver_memory="2g", dbt_vars=dbt_vars
-    )
+    server = ThriftServer(root / "thrift" / "spark")
+    started = {
+        target: Build(
+            f"format equivalence ({target})", root / target, BUILD_WITHOUT_UNIT_TESTS, landing, driver_memory="2g",
+            dbt_vars=dbt_vars, target=target, env=server.env,
+            after=server.down if target == "thrift" else None,
+        )
+        for target in TARGETS
+    }  # fmt: skip
     try:
-        started.start(profiles_dir(root))
+        started["local"].start(profiles)
+        server.up()
+        started["thrift"].start(profiles)
         yield started
     finally:
-        started.stop()
+        for build in started.values():
+            build.stop()
+        server.down()
+
+
+@pytest.fixture(scope="module", params=TARGETS)
+def build(request: pytest.FixtureRequest, builds: dict[str, Build]) -> Build:
+    return builds[request.param]
 
 
 @pytest.fixture(params=JSON_FORMATS)

@@ -28,9 +28,9 @@ import pytest
 from dbt_common.exceptions import DbtRuntimeError
 from pyspark.sql import SparkSession
 
+from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.spark.python_submissions import AllPurposeClusterPythonJobHelper
 from dbt.adapters.sparkpy import Plugin
-from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
 from dbt.adapters.sparkpy.impl import SparkpyAdapter
 from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
@@ -233,10 +233,8 @@ _CONNECT_CLIENT = textwrap.dedent(
     '''
     import json, sys
     from dbt_common.exceptions import DbtRuntimeError
-    from dbt.adapters.contracts.connection import Connection, ConnectionState
-from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
+    from dbt.adapters.sparkpy.connections import SparkpyCredentials
     from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
-from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
 
     url = sys.argv[1]
     creds = SparkpyCredentials.from_dict(
