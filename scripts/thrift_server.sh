@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Starts or stops a local Spark Thrift Server with Spark Connect in the same application,
 # from the pyspark install in .venv, on loopback ports; state lives in $CDC_THRIFT_DIR.
+# ANSI mode is off, as dbt-spark sets it for its sessions: the Thrift server ignores the
+# session configuration dbt-spark sends.
 #   scripts/thrift_server.sh up | down
 set -euo pipefail
 
@@ -41,6 +43,7 @@ up() {
         --conf "spark.connect.grpc.binding.port=$CONNECT_PORT" \
         --conf spark.ui.enabled=false \
         --conf spark.sql.session.timeZone=UTC \
+        --conf spark.sql.ansi.enabled=false \
         --conf spark.sql.shuffle.partitions=4 \
         --conf "spark.sql.warehouse.dir=$state/warehouse" \
         --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true" \

@@ -133,11 +133,11 @@ select
     nullif(message.ddl, '') as sql_text,
     case
         when size(message.before) > 0
-            then {{ debezium_json_image_as_text('message.before', 'row_structs[0].fields') }}
+            then {{ debezium_json_image_as_text('message.before', 'try_element_at(row_structs, 1).fields') }}
     end as before_image,
     case
         when size(message.after) > 0
-            then {{ debezium_json_image_as_text('message.after', 'row_structs[0].fields') }}
+            then {{ debezium_json_image_as_text('message.after', 'try_element_at(row_structs, 1).fields') }}
     end as after_image,
-    table_changes_result.tableChanges[0] as table_change
+    try_element_at(table_changes_result.tableChanges, 1) as table_change
 from checked
