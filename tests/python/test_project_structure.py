@@ -1,0 +1,102 @@
+"""The project's shape, checked on the manifest of `dbt parse` (no warehouse needed): names
+follow their layer, staging reads only its own format, marts read no source, and every
+model, source, seed and column is described and every model tested."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DBT = REPO / ".venv" / "bin" / "dbt"
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("structure")
+    (root / "profiles").mkdir()
+    shutil.copy(REPO / "profiles.example.yml", root / "profiles" / "profiles.yml")
+    done = subprocess.run(
+        [
+            str(DBT), "parse", "--profiles-dir", str(root / "profiles"),
+            "--target-path", str(root / "target"), "--log-path", str(root / "logs"),
+        ],
+        cwd=REPO, env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:]
+    return json.loads((root / "target" / "manifest.json").read_text())
+
+
+def _models(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in manifest["nodes"].values() if n["resource_type"] == "model"]
+
+
+def _layer(node: dict[str, Any]) -> tuple[str, str | None]:
+    """(layer, format) from the model's folder, e.g. ('staging', 'canal_json')."""
+    parts = Path(node["original_file_path"]).parts
+    return parts[1], parts[2] if parts[1] == "staging" else None
+
+
+def test_model_names_follow_their_layer(manifest: dict[str, Any]) -> None:
+    wrong = []
+    for node in _models(manifest):
+        layer, format_name = _layer(node)
+        prefixes = {
+            "staging": (f"base_{format_name}__", f"stg_{format_name}__"),
+            "intermediate": ("int_",),
+            "marts": ("fct_", "dim_"),
+        }[layer]
+        if not node["name"].startswith(prefixes):
+            wrong.append(node["original_file_path"])
+    assert wrong == []
+
+
+def test_staging_reads_only_its_own_format_and_marts_read_no_source(manifest: dict[str, Any]) -> None:
+    nodes = {**manifest["nodes"], **manifest["sources"]}
+    wrong = []
+    for node in _models(manifest):
+        layer, format_name = _layer(node)
+        for parent_id in node["depends_on"]["nodes"]:
+            parent = nodes[parent_id]
+            if layer == "staging":
+                same_format = (
+                    parent["resource_type"] == "source" and parent["source_name"] == format_name
+                ) or (parent["resource_type"] == "model" and _layer(parent) == ("staging", format_name))
+                if not same_format:
+                    wrong.append((node["name"], parent_id))
+            elif layer == "marts" and parent["resource_type"] == "source":
+                wrong.append((node["name"], parent_id))
+    assert wrong == []
+
+
+def test_every_model_source_seed_and_column_is_described(manifest: dict[str, Any]) -> None:
+    documented = [
+        n for n in [*manifest["nodes"].values(), *manifest["sources"].values()]
+        if n["resource_type"] in {"model", "seed", "source"}
+    ]  # fmt: skip
+    assert len(documented) > 25
+    undescribed = [n["unique_id"] for n in documented if not n["description"].strip()]
+    undescribed += [
+        f"{n['unique_id']}.{name}"
+        for n in documented
+        for name, column in n["columns"].items()
+        if not column["description"].strip()
+    ]
+    assert undescribed == []
+    assert [n["unique_id"] for n in documented if not n["columns"]] == []
+
+
+def test_every_model_has_a_test(manifest: dict[str, Any]) -> None:
+    tested = {
+        parent
+        for node in manifest["nodes"].values() if node["resource_type"] == "test"
+        for parent in node["depends_on"]["nodes"]
+    } | {test["depends_on"]["nodes"][0] for test in manifest["unit_tests"].values()}  # fmt: skip
+    assert [n["unique_id"] for n in _models(manifest) if n["unique_id"] not in tested] == []
