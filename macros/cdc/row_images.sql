@@ -1,3 +1,18 @@
+{#- The images of one changed row, from the row a message carries (the new row of an INSERT
+    or UPDATE, the old row of a DELETE) and, for an UPDATE, its old image, full or partial. -#}
+{% macro before_image(operation, row_image, old_image) -%}
+    case
+        when {{ operation }} = 'UPDATE' then {{ overlay_image(row_image, old_image) }}
+        when {{ operation }} = 'DELETE' then {{ row_image }}
+    end
+{%- endmacro %}
+
+
+{% macro after_image(operation, row_image) -%}
+    case when {{ operation }} in ('INSERT', 'UPDATE') then {{ row_image }} end
+{%- endmacro %}
+
+
 {#- A partial before image (canal `old`: changed columns only, a null value meaning "was NULL")
     laid over the after image gives the full before image, in the after image's column order. -#}
 {% macro overlay_image(image, overlay) -%}

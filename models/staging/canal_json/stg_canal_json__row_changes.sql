@@ -26,11 +26,8 @@ row_images as (
 
     select
         *,
-        case
-            when event_type = 'UPDATE' then {{ overlay_image('row_image', 'old_image') }}
-            when event_type = 'DELETE' then row_image
-        end as before_image,
-        case when event_type in ('INSERT', 'UPDATE') then row_image end as after_image,
+        {{ before_image('event_type', 'row_image', 'old_image') }} as before_image,
+        {{ after_image('event_type', 'row_image') }} as after_image,
         {{ primary_key_columns('key_columns', 'database_name', 'table_name') }} as primary_key_columns
     from message_rows
 

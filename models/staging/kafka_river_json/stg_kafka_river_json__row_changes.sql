@@ -13,11 +13,8 @@ row_images as (
 
     select
         *,
-        case
-            when operation = 'UPDATE' then {{ overlay_image('row_image', 'old_image') }}
-            when operation = 'DELETE' then row_image
-        end as before_image,
-        case when operation in ('INSERT', 'UPDATE') then row_image end as after_image,
+        {{ before_image('operation', 'row_image', 'old_image') }} as before_image,
+        {{ after_image('operation', 'row_image') }} as after_image,
         {{ primary_key_columns('key_columns', 'database_name', 'table_name') }} as primary_key_columns
     from row_change_messages
 
