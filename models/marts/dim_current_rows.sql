@@ -1,3 +1,6 @@
+-- A view: the current versions are already in dim_row_versions, which is kept incrementally.
+{{ config(materialized='view') }}
+
 select
     database_name,
     table_name,

@@ -1,12 +1,49 @@
+{{ config(
+    materialized='incremental',
+    partition_by=['database_name', 'table_name'],
+    unique_key=['database_name', 'table_name', 'primary_key', 'opened_by_change_id'],
+) }}
+
 with
+
+-- The tables with changes loaded since this model last ran. Each is rebuilt from all its
+-- changes, so late and out-of-order changes give the versions a full refresh gives.
+changed_tables as (
+
+    select
+        database_name,
+        table_name,
+        max(loaded_at) as loaded_at
+    from (
+        select
+            database_name,
+            table_name,
+            loaded_at
+        from {{ ref('fct_row_changes') }}
+        where {{ loaded_after_this() }}
+
+        union all
+
+        select
+            database_name,
+            table_name,
+            loaded_at
+        from {{ ref('fct_schema_changes') }}
+        where ddl_kind in ('TRUNCATE', 'DROP') and {{ loaded_after_this() }}
+    )
+    group by database_name, table_name
+
+),
 
 row_changes as (
 
     select
-        *,
+        changes.*,
         {{ primary_key_json('primary_key_columns', 'before_image', 'cast(null as map<string, string>)') }}
             as before_primary_key
-    from {{ ref('fct_row_changes') }}
+    from {{ ref('fct_row_changes') }} as changes
+    left semi join changed_tables
+        on changes.database_name <=> changed_tables.database_name and changes.table_name <=> changed_tables.table_name
 
 ),
 
@@ -159,7 +196,11 @@ table_resets as (
         change_id,
         ddl_kind,
         coalesce(event_at, emitted_at) as reset_at
-    from {{ ref('fct_schema_changes') }}
+    from {{ ref('fct_schema_changes') }} as schema_changes
+    left semi join changed_tables
+        on
+            schema_changes.database_name <=> changed_tables.database_name
+            and schema_changes.table_name <=> changed_tables.table_name
     where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
 
 ),
@@ -212,8 +253,11 @@ select
     versions.change_id as opened_by_change_id,
     versions.operation as opened_by_operation,
     coalesce(first_resets.reset.change_id, versions.next_change_id) as closed_by_change_id,
-    coalesce(first_resets.reset.ddl_kind, versions.next_operation) as closed_by_operation
+    coalesce(first_resets.reset.ddl_kind, versions.next_operation) as closed_by_operation,
+    changed_tables.loaded_at
 from versions
+inner join changed_tables
+    on versions.database_name <=> changed_tables.database_name and versions.table_name <=> changed_tables.table_name
 left join first_resets
     on
         versions.database_name = first_resets.database_name

@@ -1,3 +1,6 @@
+{{ config(materialized='incremental', unique_key=['source_format', 'file_path']) }}
+
+-- A file is loaded whole, once, so each new file's counts are final.
 select
     source_format,
     file_path,
@@ -6,6 +9,8 @@ select
     count_if(disposition = 'row_change') as row_change_messages,
     count_if(disposition = 'schema_change') as schema_change_messages,
     count_if(disposition = 'skipped') as skipped_messages,
-    count_if(disposition = 'rejected') as rejected_messages
+    count_if(disposition = 'rejected') as rejected_messages,
+    max(loaded_at) as loaded_at
 from {{ ref('int_message_outcomes_unioned') }}
+where {{ loaded_after_this() }}
 group by source_format, file_path

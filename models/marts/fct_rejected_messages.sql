@@ -1,3 +1,5 @@
+{{ config(materialized='incremental', unique_key=['source_format', 'file_path', 'line_number', 'message_index']) }}
+
 select
     source_format,
     file_path,
@@ -5,6 +7,7 @@ select
     message_index,
     disposition_reason as reason,
     payload,
-    landed_at
+    landed_at,
+    loaded_at
 from {{ ref('int_message_outcomes_unioned') }}
-where disposition = 'rejected'
+where disposition = 'rejected' and {{ loaded_after_this() }}

@@ -54,5 +54,7 @@ select
     row_index,
     file_path,
     line_number,
-    message_index
+    message_index,
+    landed_at,
+    loaded_at
 from row_images

@@ -1,10 +1,10 @@
-{{ config(materialized='table') }}
+{{ config(materialized='incremental', unique_key=['file_path', 'line_number', 'message_index']) }}
 
 with
 
 landed_lines as (
 
-    select * from {{ source('cloudcanal_json', 'landed_lines') }}
+    {{ landed_lines_not_loaded(source('cloudcanal_json', 'landed_lines')) }}
 
 ),
 
@@ -64,6 +64,7 @@ select
     line_number,
     message_index,
     landed_at,
+    {{ load_time() }} as loaded_at,
     payload,
     message_json,
     case

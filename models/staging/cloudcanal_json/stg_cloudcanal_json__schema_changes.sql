@@ -23,6 +23,8 @@ select
     cast(null as string) as message_id,
     file_path,
     line_number,
-    message_index
+    message_index,
+    landed_at,
+    loaded_at
 from {{ ref('base_cloudcanal_json__messages') }}
 where disposition = 'schema_change'

@@ -1,4 +1,4 @@
-{{ config(materialized='table') }}
+{{ config(materialized='incremental', unique_key=['file_path', 'line_number', 'message_index']) }}
 
 {#- The payload's text fields, whose JSON type from_json does not check (see json_object_rejection_reason). -#}
 {%- set text_fields = ['op', 'ddl', 'databaseName', 'source.db', 'source.table', 'source.file'] %}
@@ -9,7 +9,7 @@ with
 
 landed_lines as (
 
-    select * from {{ source('debezium_json', 'landed_lines') }}
+    {{ landed_lines_not_loaded(source('debezium_json', 'landed_lines')) }}
 
 ),
 
@@ -113,6 +113,7 @@ select
     line_number,
     message_index,
     landed_at,
+    {{ load_time() }} as loaded_at,
     payload,
     message_json,
     case

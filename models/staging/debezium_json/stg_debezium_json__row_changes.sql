@@ -46,5 +46,7 @@ select
     0 as row_index,
     file_path,
     line_number,
-    message_index
+    message_index,
+    landed_at,
+    loaded_at
 from row_images

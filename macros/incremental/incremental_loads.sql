@@ -1,0 +1,40 @@
+{#- When a row was loaded: every incremental model takes the upstream rows loaded after the
+    newest it holds, so a run killed midway is caught up by the next one. A Spark clock time
+    (not dbt's run_started_at) so that Python models stamp the same way. -#}
+{% macro load_time() -%}
+    current_timestamp()
+{%- endmacro %}
+
+
+{#- (`this` is none in a dbt unit test, which runs a model as a full refresh.) -#}
+
+{#- In an incremental run of this model: `<column> > <newest value this model holds>`, the
+    newest value inlined as a literal so that Parquet skips older row groups; otherwise true. -#}
+{% macro loaded_after_this(column='loaded_at') -%}
+    {%- set newest = none -%}
+    {%- if execute and this is not none and is_incremental() -%}
+        {%- set newest = run_query('select unix_micros(max(' ~ column ~ ')) from ' ~ this).columns[0].values()[0] -%}
+    {%- endif -%}
+    {%- if newest is none -%}
+        true
+    {%- else -%}
+        {{ column }} > timestamp_micros({{ newest | int }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- The lines of a landing source whose files this model has not loaded yet (all of them when
+    not incremental). Loaded files are excluded by path as literals, so Spark does not even read
+    them (it prunes files on `_metadata` filters): the cost follows the new files. -#}
+{% macro landed_lines_not_loaded(landing) -%}
+    {%- set loaded_files = [] -%}
+    {%- if execute and this is not none and is_incremental() -%}
+        {%- set loaded_files = run_query('select distinct file_path from ' ~ this).columns[0].values() -%}
+    {%- endif -%}
+    select * from {{ landing }}
+    {%- if loaded_files | length > 0 %}
+    where file_path not in (
+        {%- for file_path in loaded_files %}{{ string_literal(file_path) }}{{ ', ' if not loop.last }}{% endfor -%}
+    )
+    {%- endif %}
+{%- endmacro %}
