@@ -191,17 +191,17 @@ version_images as (
 table_resets as (
 
     select
-        database_name,
-        table_name,
-        change_id,
-        ddl_kind,
-        coalesce(event_at, emitted_at) as reset_at
+        schema_changes.database_name,
+        schema_changes.table_name,
+        schema_changes.change_id,
+        schema_changes.ddl_kind,
+        coalesce(schema_changes.event_at, schema_changes.emitted_at) as reset_at
     from {{ ref('fct_schema_changes') }} as schema_changes
     left semi join changed_tables
         on
             schema_changes.database_name <=> changed_tables.database_name
             and schema_changes.table_name <=> changed_tables.table_name
-    where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
+    where schema_changes.ddl_kind in ('TRUNCATE', 'DROP') and schema_changes.table_name is not null
 
 ),
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -119,6 +120,8 @@ class Build:
     followups: list[list[str]] = field(default_factory=list)
     # Called once `args` and the follow-ups succeeded, e.g. to stop the server the build used.
     after: Callable[[], None] | None = None
+    # Another build's Spark dir, to run on its warehouse (incremental runs); default root/spark.
+    shared_spark_dir: Path | None = None
     proc: subprocess.Popen | None = None
     _profiles_dir: Path | None = field(default=None, repr=False)
     _marts: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
@@ -126,7 +129,7 @@ class Build:
 
     @property
     def spark_dir(self) -> Path:
-        return self.root / "spark"
+        return self.shared_spark_dir or self.root / "spark"
 
     @property
     def target_dir(self) -> Path:
@@ -140,9 +143,11 @@ class Build:
         self.spark_dir.mkdir(parents=True, exist_ok=True)
         self._profiles_dir = profiles_dir
         with self.output_file.open("w") as out:
+            # Its own process group, so that `kill` ends the JVM with it.
             self.proc = subprocess.Popen(
-                self._command(self.args), cwd=REPO, env=self._env(), stdout=out, stderr=subprocess.STDOUT
-            )
+                self._command(self.args), cwd=REPO, env=self._env(), stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
 
     def _env(self) -> dict[str, str]:
         env = {
@@ -239,6 +244,12 @@ class Build:
                     if row[column] is not None:
                         row[column] = EPOCH + timedelta(microseconds=row[column])
         return tables
+
+    def kill(self) -> None:
+        """Kills dbt and its Spark JVM at once (SIGKILL to the process group), as a crash would."""
+        assert self.proc is not None
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
