@@ -6,13 +6,17 @@
 {%- endmacro %}
 
 
-{#- (`this` is none in a dbt unit test, which runs a model as a full refresh.) -#}
+{#- is_incremental(), and false where dbt may not look at the warehouse: a unit test (no `this`)
+    and `dbt compile --no-introspect` compile a model as a full refresh. -#}
+{% macro incremental_run() -%}
+    {{ return(execute and flags.INTROSPECT is not false and this is not none and is_incremental()) }}
+{%- endmacro %}
 
 {#- In an incremental run of this model: `<column> > <newest value this model holds>`, the
     newest value inlined as a literal so that Parquet skips older row groups; otherwise true. -#}
 {% macro loaded_after_this(column='loaded_at') -%}
     {%- set newest = none -%}
-    {%- if execute and this is not none and is_incremental() -%}
+    {%- if incremental_run() -%}
         {%- set newest = run_query('select unix_micros(max(' ~ column ~ ')) from ' ~ this).columns[0].values()[0] -%}
     {%- endif -%}
     {%- if newest is none -%}
@@ -28,7 +32,7 @@
     them (it prunes files on `_metadata` filters): the cost follows the new files. -#}
 {% macro landed_lines_not_loaded(landing) -%}
     {%- set loaded_files = [] -%}
-    {%- if execute and this is not none and is_incremental() -%}
+    {%- if incremental_run() -%}
         {%- set loaded_files = run_query('select distinct file_path from ' ~ this).columns[0].values() -%}
     {%- endif -%}
     select * from {{ landing }}

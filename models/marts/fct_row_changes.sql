@@ -56,7 +56,7 @@ select
     landed_at,
     loaded_at
 from first_copies
-{%- if is_incremental() %}
+{%- if incremental_run() %}
 -- A change the fact already holds came in an earlier copy.
 left anti join {{ this }} as facts on first_copies.change_id = facts.change_id
 {%- endif %}

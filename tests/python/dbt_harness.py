@@ -140,6 +140,7 @@ class Build:
         return self.root / "dbt_output.txt"
 
     def start(self, profiles_dir: Path) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
         self.spark_dir.mkdir(parents=True, exist_ok=True)
         self._profiles_dir = profiles_dir
         with self.output_file.open("w") as out:

@@ -39,6 +39,11 @@ def test_project_compiles_for_databricks_without_a_workspace(tmp_path: Path) -> 
     manifest = json.loads((target / "manifest.json").read_text())
     nodes = [n for n in manifest["nodes"].values() if n["resource_type"] in {"model", "seed"}]
     assert {n["config"]["file_format"] for n in nodes} == {"delta"}
+    # Delta models take their increments by MERGE on their unique key.
+    incremental = [n for n in nodes if n["config"].get("materialized") == "incremental"]
+    assert len(incremental) >= 10
+    assert {n["config"]["incremental_strategy"] for n in incremental} == {"merge"}
+    assert all(n["config"]["unique_key"] for n in incremental)
     sql_models = [n for n in nodes if n["resource_type"] == "model" and n.get("language") == "sql"]
     assert len(sql_models) >= 15
     for node in sql_models:
