@@ -98,6 +98,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         assert len(counts[name].files) >= 2 * PARTS, f"{name}: too few files to land in parts"
         for index, path in enumerate(counts[name].files):
             parts[index % PARTS].append(path)
+    # The generated stream has no bad lines: a file of them, landed in part 2, feeds the rejections.
+    rejects = generated / "canal_json" / "rejects.jsonl"
+    rejects.write_text('not json\n{"database": "shop", "table": "t", "type": "UPSERT"}\n')
+    parts[1].append(rejects)
     landing = root / "landing"
     profiles = profiles_dir(root)
     spark_dir = root / "spark"
