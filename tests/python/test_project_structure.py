@@ -1,6 +1,7 @@
 """The project's shape, checked on the manifest of `dbt parse` (no warehouse needed): names
-follow their layer, staging reads only its own format, marts read no source, and every
-model, source, seed and column is described and every model tested."""
+follow their layer, staging reads only its own format, marts read no source, every model,
+source, seed, column, macro and macro argument is described, every model tested, and every
+mart has a consumer (an exposure)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
+from dbt_common.clients.jinja import get_environment
 
 REPO = Path(__file__).resolve().parents[2]
 DBT = REPO / ".venv" / "bin" / "dbt"
@@ -100,3 +103,61 @@ def test_every_model_has_a_test(manifest: dict[str, Any]) -> None:
         for parent in node["depends_on"]["nodes"]
     } | {test["depends_on"]["nodes"][0] for test in manifest["unit_tests"].values()}  # fmt: skip
     assert [n["unique_id"] for n in _models(manifest) if n["unique_id"] not in tested] == []
+
+
+def _project_macros(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in manifest["macros"].values() if m["package_name"] == manifest["metadata"]["project_name"]]
+
+
+def _signature(macro: dict[str, Any]) -> list[str]:
+    """The argument names of the macro's Jinja definition, as dbt's own Jinja parses it."""
+    ast = get_environment().parse(macro["macro_sql"])
+    [definition] = ast.find_all(jinja2.nodes.Macro)
+    return [argument.name for argument in definition.args]
+
+
+def _is_generic_test(macro: dict[str, Any]) -> bool:
+    return Path(macro["original_file_path"]).parts[:2] == ("tests", "generic")
+
+
+def test_every_macro_and_argument_is_described(manifest: dict[str, Any]) -> None:
+    """A macro under macros/<folder>/ is described in that folder's `_<folder>__macros.yml`, with
+    each argument of its signature, in order; a generic test in tests/generic/ is described
+    there (dbt records no signature for those, so their text names the arguments)."""
+    macros = _project_macros(manifest)
+    assert len(macros) > 50
+    wrong = []
+    for macro in macros:
+        folder = Path(macro["original_file_path"]).parent
+        if not macro["description"].strip():
+            wrong.append((macro["name"], "no description"))
+            continue
+        patch_file = Path(macro["patch_path"].split("://", 1)[1])
+        if _is_generic_test(macro):
+            if patch_file.parent != folder:
+                wrong.append((macro["name"], f"described in {patch_file}"))
+            continue
+        if patch_file != folder / f"_{folder.name}__macros.yml":
+            wrong.append((macro["name"], f"described in {patch_file}, not {folder}/_{folder.name}__macros.yml"))
+        documented = [argument["name"] for argument in macro["arguments"]]
+        if documented != _signature(macro):
+            wrong.append((macro["name"], f"arguments {documented} != signature {_signature(macro)}"))
+        wrong += [
+            (macro["name"], f"argument {argument['name']} not described")
+            for argument in macro["arguments"] if not argument["description"].strip()
+        ]  # fmt: skip
+    assert wrong == []
+
+
+def test_every_mart_has_a_consumer_and_consumers_read_marts(manifest: dict[str, Any]) -> None:
+    exposures = list(manifest["exposures"].values())
+    marts = {n["unique_id"] for n in _models(manifest) if _layer(n)[0] == "marts"}
+    assert len(marts) >= 6
+    consumed = {parent for exposure in exposures for parent in exposure["depends_on"]["nodes"]}
+    assert sorted(marts - consumed) == []
+    assert sorted(consumed - marts) == []
+    undescribed = [
+        e["unique_id"] for e in exposures
+        if not e["description"].strip() or not (e["owner"].get("name") or e["owner"].get("email"))
+    ]  # fmt: skip
+    assert undescribed == []
