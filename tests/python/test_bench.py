@@ -19,6 +19,7 @@ from cdc_lakehouse.bench.floor import floor_counts, parsed_messages
 from cdc_lakehouse.bench.handwritten import canal_row_changes
 from cdc_lakehouse.bench.landing import land, link_segment, repeat_folder, segment_end
 from cdc_lakehouse.bench.proctree import TreeSampler, descendants, parse_stat, snapshot
+from cdc_lakehouse.bench.run import summary_lines
 from cdc_lakehouse.bench.schemas import inline_template, python_schema, schema_macros
 from cdc_lakehouse.bench.spark import print_result, read_result
 from cdc_lakehouse.generator.formats import FORMATS
@@ -187,21 +188,44 @@ def test_staging_rows_per_s_counts_each_formats_staging_models_only() -> None:
     assert rates == {"canal_json": 200.0, "oms_avro": 100.0, "dts_avro": None}
 
 
+STEPS = {
+    "floor": {"seconds": 10.0, "cpu_seconds": 12.0, "messages": 1000, "peak_rss_mib": 900.0},
+    "handwritten": {"seconds": 20.0, "cpu_seconds": 30.0, "messages": 500, "peak_rss_mib": 1000.0},
+    "full_build": {"seconds": 100.0, "cpu_seconds": 120.0, "messages": 1000, "peak_rss_mib": 2000.0,
+                   "models": {"base_canal_json__messages": 4.0, "stg_canal_json__row_changes": 1.0}},
+    "incremental_build": {"seconds": 20.0, "cpu_seconds": 30.0, "messages": 1010, "peak_rss_mib": 1500.0},
+    "small_history_full_build": {"seconds": 30.0, "cpu_seconds": 40.0, "messages": 200, "peak_rss_mib": 1200.0},
+    "small_history_incremental_build": {"seconds": 16.0, "cpu_seconds": 20.0, "messages": 210,
+                                        "peak_rss_mib": 1100.0},
+}  # fmt: skip
+
+
 def test_ratios_compare_seconds_per_message() -> None:
-    ratios = report.ratios(
-        messages=1000,
-        floor={"seconds": 10.0, "messages": 1000},
-        handwritten={"seconds": 20.0, "messages": 500},
-        full_build={"seconds": 100.0},
-        incremental={"seconds": 20.0},
-        small_incremental={"seconds": 16.0},
-    )  # fmt: skip
-    assert ratios == {
+    assert report.ratios(STEPS) == {
         "ratio_full_build_to_handwritten": 2.5,  # 0.1 s/message against 0.04
         "ratio_full_build_to_floor": 10.0,
         "ratio_incremental_to_full": 0.2,
         "ratio_incremental_history_growth": 1.25,
     }
+    assert report.ratios(STEPS, "cpu_seconds")["ratio_full_build_to_handwritten"] == 2.0
+
+
+def test_assemble_counts_the_history_and_keeps_every_step(landing) -> None:
+    result = report.assemble(landing.segments, STEPS)
+    small, rest = landing.segments["small"], landing.segments["rest"]
+    assert result["messages"] == small.messages + rest.messages
+    assert result["row_changes"] == small.row_changes + rest.row_changes
+    assert result["formats"]["canal_json"]["messages"] == (
+        small.formats["canal_json"].messages + rest.formats["canal_json"].messages
+    )
+    assert result["increment_messages"] == landing.segments["increment"].messages
+    assert result["ratio_incremental_to_full"] == 0.2
+    assert result["cpu_ratios"]["ratio_incremental_to_full"] == 0.25
+    assert result["staging_rows_per_s"]["canal_json"] == round(result["formats"]["canal_json"]["row_changes"] / 5, 1)
+    assert result["staging_rows_per_s"]["debezium_json"] is None  # no debezium model in STEPS
+    assert result["peak_rss_mib"] == 2000.0
+    assert result["steps"] is STEPS
+    assert [goal["met"] for goal in result["goals"]] == [False, True, True, None]
 
 
 def test_goals_are_judged_and_unmeasurable_ones_say_so() -> None:
@@ -257,3 +281,12 @@ def test_floor_counts_messages_of_objects_and_batches(spark: SparkSession) -> No
     assert floor_counts(lines, [schema, "struct<`id`: bigint>"]) == {
         "lines": 5, "messages_0": 5, "messages_1": 5,
     }  # fmt: skip
+
+
+def test_summary_names_every_step_ratio_and_goal(landing) -> None:
+    lines = summary_lines(report.assemble(landing.segments, STEPS))
+    text = "\n".join(lines)
+    for name in STEPS:
+        assert f"  {name} " in text
+    assert "ratio_incremental_history_growth   1.25 (CPU: 1.5)" in text
+    assert "goal ratio_full_build_to_handwritten <= 2: 2.5 (NOT met)" in text

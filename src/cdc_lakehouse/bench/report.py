@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from cdc_lakehouse.bench.landing import Segment
+
 AVRO_SUFFIX = "_avro"
 CANAL = "canal_json"
 
@@ -61,23 +63,20 @@ def ratio(numerator: float | None, denominator: float | None) -> float | None:
     return round(numerator / denominator, 3)
 
 
-def ratios(
-    messages: int,
-    floor: Mapping[str, Any],
-    handwritten: Mapping[str, Any],
-    full_build: Mapping[str, Any],
-    incremental: Mapping[str, Any],
-    small_incremental: Mapping[str, Any],
-) -> dict[str, float | None]:
-    """The issue's ratios; "per message" divides each step's seconds by the messages it read."""
-    full_per_message = full_build["seconds"] / messages
+def ratios(steps: Mapping[str, Mapping[str, Any]], key: str = "seconds") -> dict[str, float | None]:
+    """The issue's ratios of the steps' `key` (wall or CPU seconds); "per message" divides
+    by the messages the step read."""
+
+    def per_message(step: str) -> float:
+        return steps[step][key] / steps[step]["messages"]
+
     return {
-        "ratio_full_build_to_handwritten": ratio(
-            full_per_message, handwritten["seconds"] / handwritten["messages"]
+        "ratio_full_build_to_handwritten": ratio(per_message("full_build"), per_message("handwritten")),
+        "ratio_full_build_to_floor": ratio(per_message("full_build"), per_message("floor")),
+        "ratio_incremental_to_full": ratio(steps["incremental_build"][key], steps["full_build"][key]),
+        "ratio_incremental_history_growth": ratio(
+            steps["incremental_build"][key], steps["small_history_incremental_build"][key]
         ),
-        "ratio_full_build_to_floor": ratio(full_per_message, floor["seconds"] / floor["messages"]),
-        "ratio_incremental_to_full": ratio(incremental["seconds"], full_build["seconds"]),
-        "ratio_incremental_history_growth": ratio(incremental["seconds"], small_incremental["seconds"]),
     }
 
 
@@ -101,3 +100,31 @@ def goals(report_ratios: Mapping[str, float | None], rows_per_s: Mapping[str, fl
         goal("slowest Avro staging rows/s / canal staging rows/s >= 0.5",
              ratio(slowest_avro, canal), 0.5, at_most=False),
     ]  # fmt: skip
+
+
+def assemble(segments: Mapping[str, Segment], steps: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The report from the landing's segments and the steps' measures. The ratios are of wall
+    seconds; `cpu_ratios` are the same ratios of CPU seconds (steadier on a shared machine)."""
+    history = [segments["small"], segments["rest"]]
+    formats = {
+        name: {
+            "messages": sum(s.formats[name].messages for s in history),
+            "row_changes": sum(s.formats[name].row_changes for s in history),
+        }
+        for name in segments["small"].formats
+    }
+    rates = staging_rows_per_s(steps["full_build"]["models"], {k: v["row_changes"] for k, v in formats.items()})
+    wall = ratios(steps)
+    return {
+        "messages": sum(f["messages"] for f in formats.values()),
+        "row_changes": sum(f["row_changes"] for f in formats.values()),
+        "formats": formats,
+        "increment_messages": segments["increment"].messages,
+        "small_history_messages": segments["small"].messages,
+        **wall,
+        "cpu_ratios": ratios(steps, "cpu_seconds"),
+        "goals": goals(wall, rates),
+        "staging_rows_per_s": rates,
+        "peak_rss_mib": max(step.get("peak_rss_mib", 0) for step in steps.values()),
+        "steps": steps,
+    }

@@ -225,28 +225,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         increment.messages, increment.row_changes,
     )  # fmt: skip
 
-    format_rows = {name: small.formats[name].row_changes + rest.formats[name].row_changes
-                   for name in small.formats}  # fmt: skip
-    staging_rates = report.staging_rows_per_s(steps["full_build"]["models"], format_rows)
-    ratios = report.ratios(messages, steps["floor"], steps["handwritten"], steps["full_build"],
-                           steps["incremental_build"], steps["small_history_incremental_build"])  # fmt: skip
     shutil.rmtree(work / "handwritten-output", ignore_errors=True)
     return {
-        "messages": messages,
-        "row_changes": row_changes,
         "messages_requested": args.messages,
-        "formats": {
-            name: {"messages": small.formats[name].messages + rest.formats[name].messages,
-                   "row_changes": format_rows[name]}
-            for name in small.formats
-        },  # fmt: skip
-        "increment_messages": increment.messages,
-        "small_history_messages": small.messages,
-        **ratios,
-        "goals": report.goals(ratios, staging_rates),
-        "staging_rows_per_s": staging_rates,
-        "peak_rss_mib": max(step.get("peak_rss_mib", 0) for step in steps.values()),
-        "steps": steps,
+        **report.assemble(landing.segments, steps),
         "driver_memory": args.driver_memory,
         "unit_tests_in_builds": args.unit_tests,
         "cpus": os.cpu_count(),
@@ -265,7 +247,7 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
         lines.append(f"  {name:34} {step['seconds']:9.1f} s{cpu}{extra}{memory}")
     for key in ("ratio_full_build_to_handwritten", "ratio_full_build_to_floor",
                 "ratio_incremental_to_full", "ratio_incremental_history_growth"):  # fmt: skip
-        lines.append(f"  {key:34} {result[key]}")
+        lines.append(f"  {key:34} {result[key]} (CPU: {result['cpu_ratios'][key]})")
     for goal in result["goals"]:
         verdict = {True: "met", False: "NOT met", None: "not measured"}[goal["met"]]
         lines.append(f"  goal {goal['goal']}: {goal['value']} ({verdict})")
