@@ -240,8 +240,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def summary_lines(result: dict[str, Any]) -> list[str]:
     lines = [f"messages {result['messages']}, row changes {result['row_changes']}"]
     for name, step in result["steps"].items():
-        rate = step.get("rows_per_s") or step.get("messages_per_s") or step.get("new_rows_per_s")
-        extra = f", {rate} rows/s" if rate else ""
+        rates = [(key, step[key]) for key in ("messages_per_s", "rows_per_s", "new_rows_per_s") if key in step]
+        extra = "".join(f", {value} {key.replace('_per_s', '/s').replace('_', ' ')}" for key, value in rates)
         memory = f", peak {step['peak_rss_mib']} MiB" if "peak_rss_mib" in step else ""
         cpu = f", {step['cpu_seconds']} CPU s" if "cpu_seconds" in step else ""
         lines.append(f"  {name:34} {step['seconds']:9.1f} s{cpu}{extra}{memory}")
