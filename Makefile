@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup browser demo test lint pytest docs thrift-up thrift-down clean
+.PHONY: setup browser demo test lint pytest docs bench thrift-up thrift-down clean
 
 setup: $(INSTALLED) profiles.yml
 
@@ -46,6 +46,11 @@ DOCS_PORT ?= 8080
 docs: setup
 	$(BIN)/dbt docs generate
 	$(BIN)/dbt docs serve --no-browser --host 127.0.0.1 --port $(DOCS_PORT)
+
+# The benchmark (README "Performance"): N landed messages across formats; writes target/bench.json.
+N ?= 1000000
+bench: setup
+	$(BIN)/python -m cdc_lakehouse.bench --messages $(N)
 
 # A local Spark Thrift Server with Spark Connect, for `dbt build --target thrift`.
 thrift-up: setup
