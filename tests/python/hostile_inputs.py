@@ -399,7 +399,9 @@ def blank_line(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[M
 
 def not_an_object(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
     """A JSON value that is not an object (for a batch format: an empty batch)."""
-    scalars = st.one_of(st.integers(), st.text(max_size=10), st.booleans(), st.floats(allow_nan=False, allow_infinity=False))
+    scalars = st.one_of(
+        st.integers(), st.text(max_size=10), st.booleans(), st.floats(allow_nan=False, allow_infinity=False)
+    )
     values = scalars if rules.batches else st.one_of(scalars, st.lists(st.integers(), max_size=3))
     strategy = values.map(lambda v: Mutant("not_an_object", dumps(v).encode(), rejected("not_a_json_object")))
     if rules.batches:
@@ -412,7 +414,9 @@ def mixed_batch(rules: FormatRules, sources: list[Source], spare: list[Source]) 
     bad_objects = st.one_of(
         wrong_type(rules, sources, rules.operation), unknown_operation(rules, sources), missing_field(rules, sources)
     )
-    bad_values = st.one_of(st.integers(), st.text(max_size=6), st.none(), st.booleans(), st.lists(st.integers(), max_size=2))
+    bad_values = st.one_of(
+        st.integers(), st.text(max_size=6), st.none(), st.booleans(), st.lists(st.integers(), max_size=2)
+    )
 
     @st.composite
     def strategy(draw: st.DrawFn) -> Mutant:
@@ -583,6 +587,8 @@ def hostile_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrateg
     return strategy()
 
 
+# Classes drawn from (rules, sources). `plan` draws the other two itself: wrong_type once per field
+# the format reads, mixed_batch from spare statements landed nowhere else.
 MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
     "truncated": truncated,
     "missing_field": missing_field,

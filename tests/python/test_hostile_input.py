@@ -219,11 +219,17 @@ def test_each_hostile_line_gets_the_outcome_its_mutation_implies(landing: Landin
             continue
         got = outcomes[key]
         if set(got) != set(line.mutant.expected):
-            problems.append(f"{line.mutant.mutation} {key}: messages {sorted(got, key=str)}, expected {sorted(line.mutant.expected, key=str)}: {line.data[:300]!r}")
+            problems.append(
+                f"{line.mutant.mutation} {key}: messages {sorted(got, key=str)}, "
+                f"expected {sorted(line.mutant.expected, key=str)}: {line.data[:300]!r}"
+            )
             continue
         for index, allowed in line.mutant.expected.items():
             if got[index] not in allowed:
-                problems.append(f"{line.mutant.mutation} {key}[{index}]: {got[index]}, expected one of {sorted(allowed, key=str)}: {line.data[:300]!r}")
+                problems.append(
+                    f"{line.mutant.mutation} {key}[{index}]: {got[index]}, "
+                    f"expected one of {sorted(allowed, key=str)}: {line.data[:300]!r}"
+                )
     assert problems == [], f"{len(problems)} lines:\n" + "\n".join(problems[:40])
 
 
@@ -359,7 +365,9 @@ def test_hostile_names_inject_no_sql_every_relation_still_exists(hostile: Build,
 def test_reconciliation_mart_balances_lines_and_messages_per_format(landing: Landing, results: dict) -> None:
     per_format: dict[str, Counter] = defaultdict(Counter)
     for row in results["fct_message_reconciliation"]:
-        parts = sum(row[k] for k in ("row_change_messages", "schema_change_messages", "skipped_messages", "rejected_messages"))
+        parts = sum(
+            row[k] for k in ("row_change_messages", "schema_change_messages", "skipped_messages", "rejected_messages")
+        )
         assert row["messages"] == parts, row
         per_format[row["source_format"]].update({"lines": row["landed_lines"], "rejected": row["rejected_messages"]})
     for name in FORMAT_NAMES:
@@ -376,7 +384,8 @@ def test_reconciliation_mart_balances_lines_and_messages_per_format(landing: Lan
 def _data_test(manifest: dict[str, Any], name: str, source_format: str | None = None) -> dict[str, Any]:
     tests = [
         node for node in manifest["nodes"].values()
-        if node["resource_type"] == "test" and (node["name"] == name or node.get("test_metadata", {}).get("name") == name)
+        if node["resource_type"] == "test"
+        and name in (node["name"], node.get("test_metadata", {}).get("name"))
         and (source_format is None or node["test_metadata"]["kwargs"].get("source_format") == source_format)
     ]  # fmt: skip
     assert len(tests) == 1, name
@@ -414,7 +423,8 @@ def _outcomes(*rows: str) -> str:
 
 def _changes(*rows: str) -> str:
     body = ", ".join(rows) if rows else "('none', 'none', -1, -1)"
-    return f"select * from values {body} as t(change_id, file_path, line_number, message_index)" + ("" if rows else " where false")
+    columns = "t(change_id, file_path, line_number, message_index)"
+    return f"select * from values {body} as {columns}" + ("" if rows else " where false")
 
 
 @pytest.fixture(scope="module")
@@ -425,11 +435,17 @@ def manifest(hostile: Build) -> dict[str, Any]:
 
 def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, manifest: dict) -> None:
     test = _data_test(manifest, "landed_lines_reconcile", "canal_json")
-    run = lambda *rows: _run_on(spark, manifest, test, {"landed_lines": LANDED, "fct_message_reconciliation": _reconciliation(*rows)})  # noqa: E731
+
+    def run(*rows: str) -> int:
+        return _run_on(
+            spark, manifest, test, {"landed_lines": LANDED, "fct_message_reconciliation": _reconciliation(*rows)}
+        )
+
     assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)") == 0
     assert run("('canal_json', 'f1', 1L)", "('canal_json', 'f2', 1L)") == 1  # a line of f1 lost
     assert run("('canal_json', 'f1', 2L)") == 1  # f2 lost
-    assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('canal_json', 'f3', 1L)") == 1  # a file never landed
+    # A file counted that never landed.
+    assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('canal_json', 'f3', 1L)") == 1
 
 
 def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark: Any, manifest: dict) -> None:
@@ -467,7 +483,10 @@ def test_one_outcome_per_message_fails_when_a_message_is_counted_twice(spark: An
     test = _data_test(manifest, "each_message_has_one_outcome")
     row = "('canal_json', 'f1', 1, 0, 'row_change')"
     other = "('canal_json', 'f1', 1, 1, 'rejected')"
-    run = lambda *rows: _run_on(spark, manifest, test, {"int_message_outcomes_unioned": _outcomes(*rows)})  # noqa: E731
+
+    def run(*rows: str) -> int:
+        return _run_on(spark, manifest, test, {"int_message_outcomes_unioned": _outcomes(*rows)})
+
     assert run(row, other) == 0
     assert run(row, other, "('canal_json', 'f1', 1, 0, 'rejected')") == 1
 
@@ -513,9 +532,7 @@ def test_hostile_lines_are_what_their_class_says(name: str) -> None:
             with pytest.raises((ValueError, RecursionError)):
                 json.loads(mutant.line, parse_constant=_reject_constant)
         elif mutant.mutation == "duplicate_key":
-            json.loads(mutant.line, object_pairs_hook=_pairs)
-            assert _pairs.repeated
-            _pairs.repeated = False
+            assert _repeats_a_key(mutant.line)
         elif mutant.mutation == "blank_line":
             assert mutant.line.strip() == b""
         elif mutant.mutation == "invalid_utf8":
@@ -528,13 +545,15 @@ def _reject_constant(token: str) -> Any:
     raise ValueError(token)
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    _pairs.repeated = _pairs.repeated or len(set(keys)) != len(keys)  # type: ignore[attr-defined]
-    return dict(pairs)
+def _repeats_a_key(line: bytes) -> bool:
+    repeated: list[bool] = []
 
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        repeated.append(len({key for key, _ in items}) != len(items))
+        return dict(items)
 
-_pairs.repeated = False  # type: ignore[attr-defined]
+    json.loads(line, object_pairs_hook=pairs)
+    return any(repeated)
 
 
 def test_draw_examples_is_deterministic() -> None:
