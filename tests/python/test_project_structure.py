@@ -161,3 +161,52 @@ def test_every_mart_has_a_consumer_and_consumers_read_marts(manifest: dict[str, 
         if not e["description"].strip() or not (e["owner"].get("name") or e["owner"].get("email"))
     ]  # fmt: skip
     assert undescribed == []
+
+
+def _marts(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in _models(manifest) if _layer(n)[0] == "marts"]
+
+
+def test_every_mart_enforces_a_contract_naming_and_typing_every_column(manifest: dict[str, Any]) -> None:
+    marts = _marts(manifest)
+    assert len(marts) >= 6
+    assert [m["name"] for m in marts if not m["config"]["contract"]["enforced"]] == []
+    assert [(m["name"], c) for m in marts for c, column in m["columns"].items() if not column.get("data_type")] == []
+
+
+def _tests_of(manifest: dict[str, Any], unique_id: str) -> list[dict[str, Any]]:
+    return [
+        n for n in manifest["nodes"].values()
+        if n["resource_type"] == "test" and n.get("attached_node") == unique_id
+    ]  # fmt: skip
+
+
+def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifest: dict[str, Any]) -> None:
+    keys = {
+        "fct_row_changes": {("unique", "change_id"), ("not_null", "change_id")},
+        "fct_schema_changes": {("unique", "change_id"), ("not_null", "change_id")},
+        "fct_rejected_messages": {("unique_combination", None)},
+        "fct_message_reconciliation": {("unique", "file_path"), ("not_null", "file_path")},
+        "dim_row_versions": {("unique", "opened_by_change_id"), ("not_null", "opened_by_change_id")},
+        "dim_current_rows": {("unique_combination", None), ("unique", "last_change_id")},
+    }
+    accepted = {
+        "fct_row_changes": {"operation"}, "fct_schema_changes": {"ddl_kind"}, "fct_rejected_messages": {"reason"},
+        "dim_row_versions": {"opened_by_operation", "closed_by_operation"},
+    }  # fmt: skip
+    for mart in _marts(manifest):
+        tests = {
+            (t["test_metadata"]["name"], t.get("column_name")) for t in _tests_of(manifest, mart["unique_id"])
+        }
+        assert keys[mart["name"]] <= tests, mart["name"]
+        assert {(("accepted_values", c)) for c in accepted.get(mart["name"], ())} <= tests, mart["name"]
+
+
+def test_every_landing_source_has_freshness_on_landed_at(manifest: dict[str, Any]) -> None:
+    sources = list(manifest["sources"].values())
+    assert len(sources) >= 4
+    for source in sources:
+        assert "landed_at" in (source["loaded_at_field"], source["config"]["loaded_at_field"]), source["unique_id"]
+        freshness = source["freshness"]
+        assert freshness["warn_after"] == {"count": 6, "period": "hour"}, source["unique_id"]
+        assert freshness["error_after"] == {"count": 24, "period": "hour"}, source["unique_id"]
