@@ -76,6 +76,11 @@ def _is(condition: Column) -> Column:
     return F.coalesce(condition, F.lit(False))
 
 
+def _size(array_or_map: Column) -> Column:
+    """Element count, -1 for NULL whether or not Spark runs with ANSI semantics."""
+    return F.coalesce(F.size(array_or_map), F.lit(-1))
+
+
 def _byte_string_ok(text: Column) -> Column:
     """Avro's JSON encoding of bytes: code points U+0000-U+00FF only."""
     return _is(text.rlike(r"^[\x00-\xFF]*$"))
@@ -181,7 +186,7 @@ def value_text(item: Column) -> Column:
     )  # fmt: skip
     reason = (
         F.when(item.isNull(), F.lit(None))
-        .when(F.size(item) != 1, "invalid_value")
+        .when(_size(item) != 1, "invalid_value")
         .when(branch == "Integer", F.when(~_is(raw.rlike(r"^-?[0-9]+$")), "invalid_value"))
         .when(branch == "Decimal", F.when(~_is(raw.rlike(r"^-?[0-9]+(\.[0-9]+)?$")), "invalid_value"))
         .when(branch == "Float", F.when(get("$.value", "double").isNull(), "invalid_value"))
@@ -220,7 +225,7 @@ def image_map(names: Column, values: Column) -> Column:
 def image_reason(names: Column, items: Column, values: Column) -> Column:
     """Why an image cannot be built from the field names and the decoded values, else NULL."""
     return (
-        F.when(F.size(items) != F.size(names), "invalid_row_image")
+        F.when(_size(items) != _size(names), "invalid_row_image")
         .otherwise(first_reason(values))
     )
 
@@ -261,12 +266,12 @@ def _message_reason(message: Column, payload: Column, names: Column,
         .when(F.coalesce(F.substring_index(object_name, ".", 1), F.lit("")) == "", "missing_database")
         .when(operation.isin(*SCHEMA_OPERATIONS), F.lit(None))
         .when(~_is(F.instr(object_name, ".") > 0), "missing_table")
-        .when(F.size(names) <= 0, "missing_columns")
+        .when(_size(names) <= 0, "missing_columns")
         .when(F.exists(names, lambda name: F.coalesce(name, F.lit("")) == ""), "missing_columns")
-        .when(F.size(F.array_distinct(names)) != F.size(names), "duplicate_column")
-        .when((operation != "DELETE") & (F.size(message["afterImages"].getField("array")) <= 0), "missing_row_image")
-        .when((operation == "DELETE") & (F.size(message["beforeImages"].getField("array")) <= 0), "missing_row_image")
-        .when((operation == "UPDATE") & (F.size(message["beforeImages"].getField("array")) <= 0), "missing_old_image")
+        .when(_size(F.array_distinct(names)) != _size(names), "duplicate_column")
+        .when((operation != "DELETE") & (_size(message["afterImages"].getField("array")) <= 0), "missing_row_image")
+        .when((operation == "DELETE") & (_size(message["beforeImages"].getField("array")) <= 0), "missing_row_image")
+        .when((operation == "UPDATE") & (_size(message["beforeImages"].getField("array")) <= 0), "missing_old_image")
         .otherwise(F.coalesce(before_reason, after_reason))
     )  # fmt: skip
 

@@ -70,8 +70,8 @@ class RollingWriter:
 class ContainerWriter:
     """Writes an Avro format's JSON-encoded lines as the records of binary object container
     files part-00000.avro, part-00001.avro, ... in `folder` (one encoder serves both
-    encodings), starting a new file once the lines written to the current one pass
-    `max_bytes` (the binary form is smaller)."""
+    encodings). Files roll where RollingWriter's would, counting the lines' bytes (the binary
+    form is smaller), so part-0000N.avro holds the records of part-0000N.jsonl."""
 
     def __init__(self, folder: Path, max_bytes: int, schema: dict[str, Any]) -> None:
         self.folder = folder
@@ -85,11 +85,12 @@ class ContainerWriter:
         folder.mkdir(parents=True, exist_ok=True)
 
     def write(self, line: str) -> None:
-        if self._writer is None or self._size >= self.max_bytes:
+        size = len(line.encode("utf-8")) + 1
+        if self._writer is None or (self._size and self._size + size > self.max_bytes):
             self._roll()
         assert self._writer is not None
         self._writer.write(self.datums(json.loads(line)))
-        self._size += len(line.encode("utf-8")) + 1
+        self._size += size
 
     def _roll(self) -> None:
         self.close()
