@@ -140,17 +140,27 @@ def datetime_text(value: Column, prefix: str) -> tuple[Column, Column]:
     return text, valid
 
 
-def value_text(item: Column) -> Column:
-    """One image value (a union branch as map<string, variant>) as
-    struct<present: boolean, text: string, reason: string>: `present` is false for
-    EmptyObject NONE, `reason` says why the value is unusable (NULL when it is fine)."""
-    branch = F.regexp_extract(F.try_element_at(F.map_keys(item), F.lit(1)), r"([^.]*)$", 1)
+def union_branch(item: Column) -> Column:
+    """One image value (a union branch as map<string, variant>) as struct<item, branch (the
+    type name's last segment), value (the branch's variant), raw (its `value` field as text)>,
+    worked out once per value: lambdas are evaluated without common subexpressions."""
     value = F.try_element_at(F.map_values(item), F.lit(1))
+    return F.struct(
+        item.alias("item"),
+        F.regexp_extract(F.try_element_at(F.map_keys(item), F.lit(1)), r"([^.]*)$", 1).alias("branch"),
+        value.alias("value"),
+        F.try_variant_get(value, "$.value", "string").alias("raw"),
+    )
+
+
+def value_text(union: Column) -> Column:
+    """One `union_branch` as struct<present: boolean, text: string, reason: string>: `present`
+    is false for EmptyObject NONE, `reason` says why the value is unusable (NULL when fine)."""
+    item, branch, value, raw = union["item"], union["branch"], union["value"], union["raw"]
 
     def get(path: str, target: str = "string") -> Column:
         return F.try_variant_get(value, path, target)
 
-    raw = get("$.value")
     bytes_ok = _byte_string_ok(raw)
     charset = F.lower(get("$.charset"))
     # encode() fails on code points above U+00FF, so it only runs on checked byte strings.
@@ -284,8 +294,8 @@ def decode_messages(landed: DataFrame) -> DataFrame:
     decoded = parsed.withColumns(
         {
             "field_names": F.transform(message["fields"].getField("array"), lambda field: field["name"]),
-            "before_values": F.transform(message["beforeImages"].getField("array"), value_text),
-            "after_values": F.transform(message["afterImages"].getField("array"), value_text),
+            "before_values": F.transform(F.transform(message["beforeImages"].getField("array"), union_branch), value_text),
+            "after_values": F.transform(F.transform(message["afterImages"].getField("array"), union_branch), value_text),
         }
     )
     names = F.col("field_names")
