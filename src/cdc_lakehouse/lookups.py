@@ -35,3 +35,18 @@ def label_row_changes(
             "canal_event_type": F.try_element_at(event_type_numbers, F.col("operation")),
         }
     )
+
+
+def name_dts_column_types(row_changes: DataFrame, dts_data_types: DataFrame) -> DataFrame:
+    """DTS Avro row changes carry each column's MySQL type number (`dataTypeNumber`) as their
+    `column_types` text: name it (seed `dts_mysql_data_types`); a number the seed does not know
+    stays as it is. Other formats' rows are unchanged."""
+    type_names = literal_map(seed_pairs(dts_data_types, "data_type_number", "mysql_type_name"))
+    named = F.transform_values(
+        "column_types",
+        lambda _, number: F.coalesce(F.try_element_at(type_names, number.try_cast("int")), number),
+    )
+    return row_changes.withColumn(
+        "column_types",
+        F.when(F.col("source_format") == "dts_avro", named).otherwise(F.col("column_types")),
+    )

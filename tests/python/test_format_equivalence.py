@@ -1,5 +1,8 @@
-"""Cross-format equivalence: one logical change stream, landed in every JSON format, gives the
-same row changes (and, where the format carries DDL, schema changes) in the facts.
+"""Cross-format equivalence: one logical change stream, landed in every JSON format and in the
+Avro formats, gives the same row changes (and, where the format carries DDL, schema changes)
+in the facts. An Avro format lands in both encodings at once: its even-numbered files as
+JSON-encoded lines, its odd-numbered ones as binary container files holding the same records
+(the writer rolls both encodings at the same records).
 
 The generator (cdc_lakehouse.generator) writes a few hundred statements with every edge case
 (NULLs, empty strings, quotes, unicode, decimals, fractional datetimes, multi-row statements,
@@ -19,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import fastavro
 import pytest
 from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, Build, ThriftServer, file_name, profiles_dir
 
@@ -26,15 +30,41 @@ from cdc_lakehouse.generator.formats import FORMATS
 from cdc_lakehouse.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
 
 JSON_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json")
+AVRO_FORMATS = ("dts_avro",)
+FORMAT_NAMES = JSON_FORMATS + AVRO_FORMATS
 STATEMENTS = 300  # the curated prefix (every edge case) and ~270 random statements
 SEED = 20240101
 TARGETS = ("local", "thrift")
+AVRO_FILE_BYTES = 64 * 1024  # several files per Avro format, so both encodings land
+# Event time precision where a format carries less than milliseconds (DTS: epoch seconds).
+EVENT_TIME_PRECISION_MS = {"dts_avro": 1000}
+
+
+def _land_avro_in_both_encodings(root: Path, work: Path) -> None:
+    """Each Avro format's folder: even parts JSON-encoded, odd parts binary, one stream."""
+    for encoding in ("json", "binary"):
+        generate(work / encoding, STATEMENTS, SEED, AVRO_FORMATS, AVRO_FILE_BYTES, avro_encoding=encoding)
+    for name in AVRO_FORMATS:
+        folder = root / name
+        folder.mkdir(parents=True)
+        json_parts = sorted((work / "json" / name).glob("part-*.jsonl"))
+        binary_parts = sorted((work / "binary" / name).glob("part-*.avro"))
+        assert [p.stem for p in json_parts] == [p.stem for p in binary_parts] and len(json_parts) > 2
+        for part, (json_part, binary_part) in enumerate(zip(json_parts, binary_parts, strict=True)):
+            chosen = json_part if part % 2 == 0 else binary_part
+            chosen.rename(folder / chosen.name)
 
 
 @pytest.fixture(scope="module")
 def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("equivalence") / "landing"
-    generate(root, STATEMENTS, SEED, JSON_FORMATS)
+    work = tmp_path_factory.mktemp("equivalence")
+    root = work / "landing"
+    generate(root, STATEMENTS, SEED, FORMAT_NAMES)  # the expected results of every format
+    for name in AVRO_FORMATS:
+        for path in (root / name).iterdir():
+            path.unlink()
+        (root / name).rmdir()
+    _land_avro_in_both_encodings(root, work / "avro")
     return root
 
 
@@ -71,13 +101,14 @@ def build(request: pytest.FixtureRequest, builds: dict[str, Build]) -> Build:
     return builds[request.param]
 
 
-@pytest.fixture(params=JSON_FORMATS)
+@pytest.fixture(params=FORMAT_NAMES)
 def format_name(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-def _at(epoch_ms: int) -> datetime:
-    return EPOCH + timedelta(milliseconds=epoch_ms)
+def _at(epoch_ms: int, format_name: str = "") -> datetime:
+    precision = EVENT_TIME_PRECISION_MS.get(format_name, 1)
+    return EPOCH + timedelta(milliseconds=epoch_ms - epoch_ms % precision)
 
 
 def _expected(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
@@ -98,6 +129,13 @@ def _compare(expected: list[tuple], actual: list[tuple]) -> list[str]:
     ]
 
 
+def _landed_records(path: Path) -> int:
+    if path.suffix == ".avro":
+        with path.open("rb") as container:
+            return sum(1 for _ in fastavro.reader(container))
+    return len(path.read_text().splitlines())
+
+
 def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
     build.wait()
     statuses = build.run_results()
@@ -107,7 +145,7 @@ def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:
     expected = [
         (r["operation"], r["database"], r["table"], r["primary_key"], _freeze(r["before_image"]),
-         _freeze(r["after_image"]), tuple(r["changed_columns"]), _at(r["event_at_ms"]),
+         _freeze(r["after_image"]), tuple(r["changed_columns"]), _at(r["event_at_ms"], format_name),
          _at(r["emitted_at_ms"]))
         for r in _expected(landing, format_name, "row_changes")
     ]  # fmt: skip
@@ -126,7 +164,8 @@ def test_schema_changes_equal_the_expected_schema_changes(
     build: Build, landing: Path, format_name: str
 ) -> None:
     expected = [
-        (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
+        (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"], format_name),
+         _at(r["emitted_at_ms"]))
         for r in _expected(landing, format_name, "schema_changes")
     ]
     actual = [
@@ -153,10 +192,12 @@ def test_nothing_is_rejected_and_every_landed_line_reconciles(
         for r in marts["fct_message_reconciliation"]
         if r["source_format"] == format_name
     }
-    files = sorted((landing / format_name).glob("part-*.jsonl"))
+    files = sorted((landing / format_name).glob("part-*"))
     assert sorted(reconciliation) == [path.name for path in files]
+    if format_name in AVRO_FORMATS:
+        assert {path.suffix for path in files} == {".jsonl", ".avro"}
     for path in files:
         counts = reconciliation[path.name]
-        assert counts["landed_lines"] == len(path.read_text().splitlines()), path.name
+        assert counts["landed_lines"] == _landed_records(path), path.name
         assert counts["rejected_messages"] == counts["skipped_messages"] == 0, path.name
         assert counts["messages"] == counts["row_change_messages"] + counts["schema_change_messages"]

@@ -16,7 +16,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from cdc_lakehouse.lookups import label_row_changes, literal_map, seed_pairs
+from cdc_lakehouse.lookups import label_row_changes, literal_map, name_dts_column_types, seed_pairs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -263,3 +263,27 @@ def test_label_row_changes_keeps_every_row_and_column_value(
     assert sorted(
         (r.change_id, r.operation, r.column_jdbc_types["c"]) for r in labelled.collect()
     ) == sorted((str(i), ["INSERT", "UPDATE", "DELETE", "NOPE"][i % 4], i % 13) for i in range(200))
+
+
+# --------------------------------------------------------------- name_dts_column_types
+
+
+def test_name_dts_column_types_names_dts_type_numbers_only(spark: SparkSession) -> None:
+    seed = _read_seed(
+        spark, "dts_mysql_data_types", "data_type_number int, field_type string, mysql_type_name string"
+    )
+    row_changes = spark.createDataFrame(
+        [
+            ("dts", "dts_avro", {"id": "3", "name": "15", "price": "246", "odd": "999", "bad": "x"}),
+            ("dts-none", "dts_avro", None),
+            ("canal", "canal_json", {"id": "int(11)", "n": "3"}),
+        ],
+        "change_id string, source_format string, column_types map<string, string>",
+    )
+    named = {row["change_id"]: row["column_types"] for row in name_dts_column_types(row_changes, seed).collect()}
+    assert named == {
+        # Unknown numbers and non-numbers keep their text.
+        "dts": {"id": "int", "name": "varchar", "price": "decimal", "odd": "999", "bad": "x"},
+        "dts-none": None,
+        "canal": {"id": "int(11)", "n": "3"},
+    }

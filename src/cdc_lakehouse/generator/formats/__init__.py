@@ -2,8 +2,9 @@
 `encode(statement) -> list[str]` (the landed lines the statement becomes, in order).
 
 A format that lands binary records (the Avro formats: oms_avro, dts_avro) adds a module with
-the same three names whose lines are the records' text form (Avro's JSON encoding), and is
-registered in `FORMATS` like the others.
+the same three names whose lines are the records' text form (Avro's JSON encoding), plus
+`AVRO_SCHEMA` (its record schema as JSON) with which the writer can land the same records as
+binary container files; it is registered in `FORMATS` like the others.
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from cdc_lakehouse.generator.formats import canal_json, cloudcanal_json, debezium_json, kafka_river_json
+from typing import Any
+
+from cdc_lakehouse.generator.formats import (
+    canal_json,
+    cloudcanal_json,
+    debezium_json,
+    dts_avro,
+    kafka_river_json,
+)
 from cdc_lakehouse.generator.model import Statement
 
 
@@ -21,13 +30,16 @@ class Encoder:
     name: str
     carries_ddl: bool
     encode: Callable[[Statement], list[str]]
+    avro_schema: dict[str, Any] | None = None
 
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
-        return cls(module.NAME, module.CARRIES_DDL, module.encode)
+        return cls(module.NAME, module.CARRIES_DDL, module.encode, getattr(module, "AVRO_SCHEMA", None))
 
 
 FORMATS: dict[str, Encoder] = {
     encoder.name: encoder
-    for encoder in map(Encoder.of, (canal_json, cloudcanal_json, debezium_json, kafka_river_json))
+    for encoder in map(
+        Encoder.of, (canal_json, cloudcanal_json, debezium_json, kafka_river_json, dts_avro)
+    )
 }
