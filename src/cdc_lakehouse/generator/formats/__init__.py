@@ -12,7 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from cdc_lakehouse.generator.formats import canal_json, cloudcanal_json, debezium_json, kafka_river_json
+from cdc_lakehouse.generator.formats import (
+    canal_json,
+    cloudcanal_json,
+    debezium_json,
+    kafka_river_json,
+    oms_avro,
+)
 from cdc_lakehouse.generator.model import Statement
 
 
@@ -29,5 +35,7 @@ class Encoder:
 
 FORMATS: dict[str, Encoder] = {
     encoder.name: encoder
-    for encoder in map(Encoder.of, (canal_json, cloudcanal_json, debezium_json, kafka_river_json))
+    for encoder in map(
+        Encoder.of, (canal_json, cloudcanal_json, debezium_json, kafka_river_json, oms_avro)
+    )
 }
