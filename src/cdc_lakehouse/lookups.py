@@ -35,3 +35,16 @@ def label_row_changes(
             "canal_event_type": F.try_element_at(event_type_numbers, F.col("operation")),
         }
     )
+
+
+def with_mysql_types(row_changes: DataFrame, source_format: str, data_types: DataFrame) -> DataFrame:
+    """For `source_format`'s rows, `column_types` (the format's own type names, e.g. OMS
+    DataType) become MySQL type names from a (data_type, mysql_type) seed; NULL when unknown."""
+    mysql_types = literal_map(seed_pairs(data_types, "data_type", "mysql_type"))
+    return row_changes.withColumn(
+        "column_types",
+        F.when(
+            F.col("source_format") == source_format,
+            F.transform_values("column_types", lambda _, name: F.try_element_at(mysql_types, name)),
+        ).otherwise(F.col("column_types")),
+    )

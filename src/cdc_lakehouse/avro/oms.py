@@ -442,10 +442,8 @@ def decode_images(messages: DataFrame) -> DataFrame:
     """Before/after images as column-name -> canonical text maps, with the first bad value's
     reason (`value_error`)."""
     names = "transform(fields, field -> field.name)"
-    with_wkt = messages.withColumn(
-        "wkt", F.expr(f"if(size({geometry_wkbs('array(before_images, after_images)')}) = 0, null, "
-                      f"{geometry_wkbs('array(before_images, after_images)')})"),
-    )  # fmt: skip
+    wkbs = F.expr(geometry_wkbs("filter(array(before_images, after_images), image -> image is not null)"))
+    with_wkt = messages.withColumn("wkt", F.when(F.size(wkbs) > 0, wkbs))
     with_wkt = with_wkt.withColumn(
         "wkt", F.when(F.col("wkt").isNotNull(), F.map_from_arrays("wkt", _wkts("wkt")))
     )
