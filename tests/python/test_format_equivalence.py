@@ -1,5 +1,9 @@
-"""Cross-format equivalence: one logical change stream, landed in every JSON format, gives the
+"""Cross-format equivalence: one logical change stream, landed in every format, gives the
 same row changes (and, where the format carries DDL, schema changes) in the facts.
+
+OMS Avro lands in both encodings at once: every other of its files is rewritten as a binary
+Avro container file (`part-*.avro`), the rest stay JSON-encoded lines, so one build decodes both
+(and reassembles shard sets whose pieces sit in files of either encoding).
 
 The generator (cdc_lakehouse.generator) writes a few hundred statements with every edge case
 (NULLs, empty strings, quotes, unicode, decimals, fractional datetimes, multi-row statements,
@@ -22,11 +26,14 @@ from typing import Any
 import pytest
 from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, Build, ThriftServer, file_name, profiles_dir
 
+from cdc_lakehouse.avro.json_encoding import write_container
+from cdc_lakehouse.avro.oms import CONTROL_OPERATIONS, record_schema
 from cdc_lakehouse.generator.formats import FORMATS
 from cdc_lakehouse.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
 
-JSON_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json")
+TESTED_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json", "oms_avro")
 STATEMENTS = 300  # the curated prefix (every edge case) and ~270 random statements
+FILE_BYTES = 64 * 1024  # several files per format, so OMS lands in both encodings
 SEED = 20240101
 TARGETS = ("local", "thrift")
 
@@ -34,8 +41,33 @@ TARGETS = ("local", "thrift")
 @pytest.fixture(scope="module")
 def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("equivalence") / "landing"
-    generate(root, STATEMENTS, SEED, JSON_FORMATS)
+    generate(root, STATEMENTS, SEED, TESTED_FORMATS, FILE_BYTES)
+    oms_files = sorted((root / "oms_avro").glob("part-*.jsonl"))
+    assert len(oms_files) >= 2
+    for path in oms_files[1::2]:
+        write_container(path.with_suffix(".avro"), record_schema(), path.read_text().splitlines())
+        path.unlink()
     return root
+
+
+def _landed_records(path: Path) -> list[str]:
+    """A landed file's lines, or a container file's records in Avro's JSON encoding."""
+    if path.suffix == ".avro":
+        from cdc_lakehouse.avro.container import container_records
+
+        return [payload or "" for _, payload in container_records(path.read_bytes(), record_schema())]
+    return path.read_text().splitlines()
+
+
+def _skipped(format_name: str, records: list[str]) -> int:
+    """Records the format skips: OMS control records and shards merged into their shard 0."""
+    if format_name != "oms_avro":
+        return 0
+    parsed = [json.loads(record) for record in records]
+    return sum(
+        1 for r in parsed
+        if next(iter(r["operation"].values())) in CONTROL_OPERATIONS or r["index"] >= 1
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +103,14 @@ def build(request: pytest.FixtureRequest, builds: dict[str, Build]) -> Build:
     return builds[request.param]
 
 
-@pytest.fixture(params=JSON_FORMATS)
+@pytest.fixture(params=TESTED_FORMATS)
 def format_name(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-def _at(epoch_ms: int) -> datetime:
-    return EPOCH + timedelta(milliseconds=epoch_ms)
+def _at(epoch_ms: int | None) -> datetime | None:
+    """Expected facts give epoch ms, or null where the format carries no such time."""
+    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
 
 
 def _expected(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
@@ -153,10 +186,14 @@ def test_nothing_is_rejected_and_every_landed_line_reconciles(
         for r in marts["fct_message_reconciliation"]
         if r["source_format"] == format_name
     }
-    files = sorted((landing / format_name).glob("part-*.jsonl"))
+    files = sorted((landing / format_name).glob("part-*.*"))
     assert sorted(reconciliation) == [path.name for path in files]
     for path in files:
         counts = reconciliation[path.name]
-        assert counts["landed_lines"] == len(path.read_text().splitlines()), path.name
-        assert counts["rejected_messages"] == counts["skipped_messages"] == 0, path.name
-        assert counts["messages"] == counts["row_change_messages"] + counts["schema_change_messages"]
+        records = _landed_records(path)
+        assert counts["landed_lines"] == len(records), path.name
+        assert counts["rejected_messages"] == 0, path.name
+        assert counts["skipped_messages"] == _skipped(format_name, records), path.name
+        assert counts["messages"] == (
+            counts["row_change_messages"] + counts["schema_change_messages"] + counts["skipped_messages"]
+        )

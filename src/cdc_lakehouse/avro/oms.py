@@ -270,12 +270,15 @@ def _read_geometry(wkb: bytes, at: int) -> tuple[str, int]:
     at += 5
     if code & 0x20000000:  # EWKB SRID flag: the SRID follows (the record carries its own)
         at += 4
-    dims = 2 + bool(code & 0x80000000) + bool(code & 0x40000000)
+    has_z = bool(code & 0x80000000) or code % 0x20000000 // 1000 in (1, 3)
+    has_m = bool(code & 0x40000000) or code % 0x20000000 // 1000 in (2, 3)
     code &= 0x0FFFFFFF
-    dims += {0: 0, 1: 1, 2: 1, 3: 2}[code // 1000]
+    if code // 1000 > 3:
+        raise ValueError("unknown geometry type")
     kind = _KINDS[code % 1000]
-    body, at = _read_body(wkb, at, order, kind, dims)
-    return f"{kind}{body}", at
+    suffix = " " + "Z" * has_z + "M" * has_m + " " if has_z or has_m else ""
+    body, at = _read_body(wkb, at, order, kind, 2 + has_z + has_m)
+    return f"{kind}{suffix}{body}", at
 
 
 def _read_points(wkb: bytes, at: int, order: str, dims: int, count: int) -> tuple[str, int]:
@@ -488,7 +491,7 @@ def message_rejection_reason() -> Column:
         when coalesce(database_name, '') = '' then 'missing_database'
         when operation = 'DDL' then if(coalesce(sql_text, '') = '', 'missing_sql', null)
         when coalesce(table_name, '') = '' then 'missing_table'
-        when size(fields) < 1 then 'missing_fields'
+        when size(coalesce(fields, array())) < 1 then 'missing_fields'
         when not fields_valid then 'invalid_fields'
         when operation in ('INSERT', 'UPDATE') and after_images is null then 'missing_row_image'
         when operation in ('DELETE', 'UPDATE') and before_images is null then 'missing_row_image'
