@@ -4,4 +4,5 @@ from cdc_lakehouse.avro.oms import record_schema
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return landed_container_records(session, dbt.config.get("landing_folder"), record_schema())
+    folder = dbt.config.get("landing_root").rstrip("/") + "/oms_avro"
+    return landed_container_records(session, folder, record_schema())
