@@ -1,4 +1,10 @@
-import json, struct, io, fastavro
+"""Writes samples/landing/oms_avro/: records built to 004's schema, one per line in Avro's JSON
+encoding (every ColumnValue branch, control records, DDL, another namespace, a shard set), hostile
+records (each rejected with its reason), and the valid records as a binary container file.
+Run from the repo root: .venv/bin/python scripts/make_oms_avro_samples.py"""
+import json, struct
+from pathlib import Path
+from cdc_lakehouse.avro.json_encoding import write_container
 from cdc_lakehouse.avro.oms import record_schema
 from cdc_lakehouse.generator.formats.oms_avro import image_bytes
 NS = "com.oceanbase.oms.avro."
@@ -74,37 +80,12 @@ hostile = [
 lines = [d(r) for r in hostile] + ['{"id": 113, "operation": ', '', '[1, 2]']
 with open("samples/landing/oms_avro/hostile_and_edge_cases.jsonl", "w") as out:
     out.write("".join(line + "\n" for line in lines))
-# The valid records again as a binary container file, as fastavro writes it.
-schema = fastavro.parse_schema(record_schema())
-def datum(t, v):
-    """Avro JSON encoding -> fastavro datum, union branches as (name, value) tuples."""
-    if isinstance(t, list):
-        if v is None: return None
-        (name, inner), = v.items()
-        branch = next(b for b in t if (b if isinstance(b, str) else b.get("name", b["type"])) == name)
-        return (name, datum(branch, inner))
-    if isinstance(t, dict):
-        if t["type"] == "record": return {f["name"]: datum(f["type"], v[f["name"]]) for f in t["fields"]}
-        if t["type"] == "array": return [datum(t["items"], x) for x in v]
-        if t["type"] == "map": return {k: datum(t["values"], x) for k, x in v.items()}
-        return datum(t["type"], v)
-    if t == "bytes": return v.encode("latin-1")
-    if isinstance(t, str) and t.startswith(NS): return datum(NAMED[t], v)
-    return v
-NAMED = {}
-def collect(t):
-    if isinstance(t, dict):
-        if t.get("type") in ("record", "enum") and "name" in t: NAMED[t["name"]] = t
-        for x in t.values(): collect(x)
-    elif isinstance(t, list):
-        for x in t: collect(x)
-collect(schema)
+# The valid records again as a binary container file (other ids and tables, so the two files
+# do not redeliver each other). Another producer's namespace is not this schema's: left out.
 def binary_copy(r):
-    # Other ids and tables than the JSON lines, so the two files do not redeliver each other.
     r = json.loads(d(r)); r["id"] += 1000
     if r["tableName"]: r["tableName"] = {"string": r["tableName"]["string"] + "_binary"}
-    return r
-records = [datum(schema, binary_copy(r)) for r in good if r is not other]
-with open("samples/landing/oms_avro/004_oms_records_binary.avro", "wb") as out:
-    fastavro.writer(out, schema, records)
+    return d(r)
+write_container(Path("samples/landing/oms_avro/004_oms_records_binary.avro"), record_schema(),
+                [binary_copy(r) for r in good if r is not other])
 print("ok")

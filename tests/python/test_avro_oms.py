@@ -295,3 +295,21 @@ def test_wkb_to_wkt_covers_every_geometry_kind() -> None:
     assert wkb_to_wkt(_point(1, 2) + b"\x00") is None
     assert wkb_to_wkt(b"\x07" + _point(1, 2)[1:]) is None
     assert wkb_to_wkt(b"") is None
+
+
+def test_json_encoded_records_become_containers_with_their_branches(tmp_path) -> None:
+    from cdc_lakehouse.avro.container import container_records
+    from cdc_lakehouse.avro.json_encoding import write_container
+    from cdc_lakehouse.avro.oms import record_schema
+
+    values = {
+        "id": ("INTEGER", {"int": 1}), "s": ("STRING", {"string": "plain"}), "b": ("BINARY", {"bytes": "\u00ff"}),
+        "f": ("FLOAT", {"float": 5.5}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 1, "day": 2}}),
+        "t": ("DATETIME", {NS + "DateTimeObject": {"year": 2024, "month": 1, "day": 2, "hours": 3, "minutes": 4,
+                                                    "seconds": 5, "nanos": 6}}),
+    }  # fmt: skip
+    line = json.dumps(_insert(1, values))
+    path = tmp_path / "one.avro"
+    assert write_container(path, record_schema(), [line]) == 1
+    ((number, payload),) = container_records(path.read_bytes(), record_schema())
+    assert number == 1 and json.loads(payload or "null") == json.loads(line)
