@@ -66,6 +66,7 @@ BRANCHES: list[tuple[str, str, Any, str | None]] = [
     ("long", "LONG", {"long": 9007199254740993}, "9007199254740993"),
     ("float", "FLOAT", {"float": 5.18}, "5.18"),
     ("double", "DOUBLE", {"double": 0.1}, "0.1"),
+    ("float as double", "FLOAT", {"double": 5.179999828338623}, "5.18"),
     ("boolean", "BOOLEAN", {"boolean": False}, "false"),
     ("bytes", "BINARY", {"bytes": "\u0000\u00ffA"}, "00FF41"),
     ("string", "STRING", {"string": "O'Brien \"q\" 日本 😀"}, "O'Brien \"q\" 日本 😀"),
@@ -304,7 +305,7 @@ def test_json_encoded_records_become_containers_with_their_branches(tmp_path) ->
 
     values = {
         "id": ("INTEGER", {"int": 1}), "s": ("STRING", {"string": "plain"}), "b": ("BINARY", {"bytes": "\u00ff"}),
-        "f": ("FLOAT", {"float": 5.5}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 1, "day": 2}}),
+        "f": ("DOUBLE", {"double": 5.5}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 1, "day": 2}}),
         "t": ("DATETIME", {NS + "DateTimeObject": {"year": 2024, "month": 1, "day": 2, "hours": 3, "minutes": 4,
                                                     "seconds": 5, "nanos": 6}}),
     }  # fmt: skip

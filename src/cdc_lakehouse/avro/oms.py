@@ -162,7 +162,9 @@ def _get(value: str, path: str, type_: str) -> str:
 
 def column_value(cv: str, wkt: str) -> str:
     """One ColumnValue as struct(text, error): its canonical text, or why it has none.
-    `wkt` maps a WKB's bytes to its WKT (computed apart, see `wkb_to_wkt`)."""
+    `wkt` maps a WKB's bytes to its WKT (computed apart, see `wkb_to_wkt`). A FLOAT column's
+    value is printed as a float whichever branch holds it: a binary float read back by
+    fastavro (5.18f is 5.179999828338623 as a Python float) may be re-encoded as a double."""
     b, v = branch(f"{cv}.value"), union_value(f"{cv}.value")
     text = _get(v, "", "string")
     bytes_ = f"encode({text}, 'ISO-8859-1')"
@@ -192,7 +194,7 @@ def column_value(cv: str, wkt: str) -> str:
             if({_get(v, '', 'bigint')} is null, {bad('invalid_number')}, {ok(f"cast({_get(v, '', 'bigint')} as string)")})
         when {b} = 'boolean' then
             if({_get(v, '', 'boolean')} is null, {bad('invalid_boolean')}, {ok(f"cast({_get(v, '', 'boolean')} as string)")})
-        when {b} = 'float' then
+        when {b} = 'float' or ({b} = 'double' and {cv}.type_info = 'FLOAT') then
             if({_get(v, '', 'float')} is null, {bad('invalid_number')}, {ok(f"cast({_get(v, '', 'float')} as string)")})
         when {b} = 'double' then
             if({_get(v, '', 'double')} is null, {bad('invalid_number')}, {ok(f"cast({_get(v, '', 'double')} as string)")})
