@@ -16,7 +16,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from cdc_lakehouse.lookups import label_row_changes, literal_map, seed_pairs
+from cdc_lakehouse.lookups import label_row_changes, literal_map, seed_pairs, with_mysql_types
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -263,3 +263,22 @@ def test_label_row_changes_keeps_every_row_and_column_value(
     assert sorted(
         (r.change_id, r.operation, r.column_jdbc_types["c"]) for r in labelled.collect()
     ) == sorted((str(i), ["INSERT", "UPDATE", "DELETE", "NOPE"][i % 4], i % 13) for i in range(200))
+
+
+# --------------------------------------------------------------------- with_mysql_types
+
+
+def test_with_mysql_types_names_an_oms_row_change_s_types_from_the_seed(spark: SparkSession) -> None:
+    rows = spark.createDataFrame(
+        [
+            ("oms", "oms_avro", {"id": "INTEGER", "price": "DECIMAL", "odd": "NOT_A_TYPE"}),
+            ("canal", "canal_json", {"id": "int(11)"}),
+        ],
+        "change_id string, source_format string, column_types map<string, string>",
+    )
+    seed = _read_seed(spark, "oms_data_types", "data_type string, mysql_type string")
+    labelled = {row["change_id"]: row["column_types"] for row in with_mysql_types(rows, "oms_avro", seed).collect()}
+    assert labelled == {
+        "oms": {"id": "int", "price": "decimal", "odd": None},
+        "canal": {"id": "int(11)"},
+    }
