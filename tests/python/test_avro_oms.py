@@ -109,7 +109,7 @@ def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession)
     assert row["after_image"] == {"id": "1"} | {
         f"c{number}": text for number, (_, _, _, text) in enumerate(BRANCHES)
     }
-    assert row["column_types"]["c1"] == "INTEGER" and row["column_types"]["c10"] == "DECIMAL"
+    assert row["column_types"]["c1"] == "INTEGER" and row["column_types"]["c11"] == "DECIMAL"
     assert row["key_columns"] == ["id"]
     assert row["before_image"] is None
 

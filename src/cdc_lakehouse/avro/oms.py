@@ -422,7 +422,8 @@ def reassemble_shards(records: DataFrame) -> DataFrame:
 
     def joined(side: str) -> Column:
         text = F.expr(f"array_join(transform(pieces, piece -> piece.{side}), '')")
-        return F.when(text != "", _images_json(F.encode(text, "ISO-8859-1")))
+        # Bytes that do not decode leave JSON that parses to nothing: invalid_shard_bytes.
+        return F.when(text != "", F.coalesce(_images_json(F.encode(text, "ISO-8859-1")), F.lit("undecodable")))
 
     is_head = (F.col("shard_copy") == 1) & (F.col("record.index") == 0) & complete
     return sets.withColumns(
