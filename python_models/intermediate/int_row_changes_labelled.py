@@ -1,10 +1,9 @@
-from cdc_lakehouse.lookups import label_row_changes, name_dts_column_types
+from cdc_lakehouse.lookups import label_row_changes, with_mysql_types
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return label_row_changes(
-        name_dts_column_types(dbt.ref("int_row_changes_unioned"), dbt.ref("dts_mysql_data_types")),
-        dbt.ref("jdbc_types"),
-        dbt.ref("canal_event_types"),
-    )
+    row_changes = dbt.ref("int_row_changes_unioned")
+    row_changes = with_mysql_types(row_changes, "dts_avro", dbt.ref("dts_mysql_data_types"), "data_type_number", "mysql_type_name")
+    row_changes = with_mysql_types(row_changes, "oms_avro", dbt.ref("oms_data_types"), "data_type", "mysql_type")
+    return label_row_changes(row_changes, dbt.ref("jdbc_types"), dbt.ref("canal_event_types"))

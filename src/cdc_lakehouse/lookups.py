@@ -37,16 +37,17 @@ def label_row_changes(
     )
 
 
-def name_dts_column_types(row_changes: DataFrame, dts_data_types: DataFrame) -> DataFrame:
-    """DTS Avro row changes carry each column's MySQL type number (`dataTypeNumber`) as their
-    `column_types` text: name it (seed `dts_mysql_data_types`); a number the seed does not know
-    stays as it is. Other formats' rows are unchanged."""
-    type_names = literal_map(seed_pairs(dts_data_types, "data_type_number", "mysql_type_name"))
+def with_mysql_types(
+    row_changes: DataFrame, source_format: str, seed: DataFrame, key: str, mysql_type: str
+) -> DataFrame:
+    """For `source_format`'s rows, `column_types` (the format's own type codes: DTS
+    `dataTypeNumber`, OMS DataType) become MySQL type names from the seed's (`key`, `mysql_type`)
+    columns; a code the seed does not know keeps its text. Other formats' rows are unchanged."""
+    names = literal_map((str(code), name) for code, name in seed_pairs(seed, key, mysql_type))
     named = F.transform_values(
-        "column_types",
-        lambda _, number: F.coalesce(F.try_element_at(type_names, number.try_cast("int")), number),
+        "column_types", lambda _, code: F.coalesce(F.try_element_at(names, code), code)
     )
     return row_changes.withColumn(
         "column_types",
-        F.when(F.col("source_format") == "dts_avro", named).otherwise(F.col("column_types")),
+        F.when(F.col("source_format") == source_format, named).otherwise(F.col("column_types")),
     )

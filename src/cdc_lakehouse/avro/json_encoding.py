@@ -8,7 +8,12 @@ BinaryObject, TextGeometry and TextObject). Here a record branch becomes fastavr
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
+
+import fastavro
 
 _PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 _NAMED = frozenset({"record", "enum", "fixed"})
@@ -93,3 +98,13 @@ class JsonDatums:
                 is_record = name in self.named and self.named[name][0]["type"] == "record"
                 return (name, datum) if is_record else datum
         raise ValueError(f"no union branch {name!r}")
+
+
+def write_container(path: Path, schema: dict[str, Any], lines: Iterable[str]) -> int:
+    """Writes JSON-encoded records (one per line) to an Avro object container file at `path`;
+    returns how many it wrote."""
+    datums = JsonDatums(schema)
+    records = [datums(json.loads(line)) for line in lines]
+    with path.open("wb") as out:
+        fastavro.writer(out, fastavro.parse_schema(schema), records)
+    return len(records)

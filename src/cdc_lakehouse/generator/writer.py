@@ -157,20 +157,27 @@ def generate(
             table = statement.table
             if table is not None:
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
-            row_lines = [_jsonl(row) for row in expected_row_changes(statement)]
-            schema_lines = [_jsonl(change) for change in expected_schema_changes(statement)]
+            row_changes = expected_row_changes(statement)
+            schema_changes = expected_schema_changes(statement)
+            row_lines = [_jsonl(row) for row in row_changes]
+            schema_lines = [_jsonl(change) for change in schema_changes]
             for encoder in encoders:
+                if encoder.keeps_times:
+                    encoder_rows, encoder_schema = row_lines, schema_lines
+                else:
+                    encoder_rows = [_jsonl(encoder.expected(row)) for row in row_changes]
+                    encoder_schema = [_jsonl(encoder.expected(change)) for change in schema_changes]
                 lines = encoder.encode(statement)
                 for line in lines:
                     writers[encoder.name].write(line)
                 count = counts[encoder.name]
                 count.lines += len(lines)
                 rows_out, schema_out = expected[encoder.name]
-                rows_out.writelines(row_lines)
-                count.row_changes += len(row_lines)
+                rows_out.writelines(encoder_rows)
+                count.row_changes += len(encoder_rows)
                 if encoder.carries_ddl:
-                    schema_out.writelines(schema_lines)
-                    count.schema_changes += len(schema_lines)
+                    schema_out.writelines(encoder_schema)
+                    count.schema_changes += len(encoder_schema)
             bar.update()
     finally:
         bar.close()

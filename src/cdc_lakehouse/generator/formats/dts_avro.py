@@ -29,6 +29,8 @@ from cdc_lakehouse.generator.model import Column, Row, Statement, Table, TypeKin
 NAME = "dts_avro"
 CARRIES_DDL = True
 AVRO_SCHEMA = record_schema()
+# `sourceTimestamp` is whole seconds.
+EVENT_TIME_RESOLUTION_MS = 1000
 
 NAMESPACE = "com.alibaba.dts.formats.avro."
 # MySQL binlog column type numbers (enum_field_types), DTS's dataTypeNumber.
