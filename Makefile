@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup demo test lint pytest docs thrift-up thrift-down clean
+.PHONY: setup browser demo test lint pytest docs bench thrift-up thrift-down clean
 
 setup: $(INSTALLED) profiles.yml
 
@@ -26,15 +26,31 @@ demo: setup
 
 test: setup lint pytest
 
+# The docs site test drives Debian's Chromium through its ChromeDriver; installed when missing
+# (CI runs as root on a fresh Debian machine; elsewhere through sudo).
+browser:
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			chromium chromium-driver fonts-liberation; }
+
 lint: setup
 	$(BIN)/sqlfluff lint models tests
 
-pytest: setup
+pytest: setup browser
 	$(BIN)/pytest tests/python
 
+# The catalog (column types) covers what the warehouse holds: run `make demo` first for all of it.
+DOCS_PORT ?= 8080
 docs: setup
 	$(BIN)/dbt docs generate
-	$(BIN)/dbt docs serve --host 127.0.0.1 --port 8080
+	$(BIN)/dbt docs serve --no-browser --host 127.0.0.1 --port $(DOCS_PORT)
+
+# The benchmark (README "Performance"): N landed messages across formats; writes target/bench.json.
+N ?= 1000000
+bench: setup
+	$(BIN)/python -m cdc_lakehouse.bench --messages $(N)
 
 # A local Spark Thrift Server with Spark Connect, for `dbt build --target thrift`.
 thrift-up: setup

@@ -33,7 +33,8 @@ up() {
     state="$(cd "$STATE_DIR" && pwd)"
     spark_home="$(.venv/bin/python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
     # setsid: the server outlives this shell and `down` stops its whole process group.
-    setsid "$spark_home/bin/spark-submit" \
+    # PYSPARK_PYTHON: Python functions sent over Spark Connect run with this venv's packages.
+    PYSPARK_PYTHON="$PWD/.venv/bin/python" setsid "$spark_home/bin/spark-submit" \
         --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 \
         --name cdc-lakehouse-thrift \
         --master 'local[2]' \

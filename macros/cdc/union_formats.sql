@@ -6,6 +6,8 @@
         'cloudcanal_json': ['row_changes', 'schema_changes', 'message_outcomes'],
         'debezium_json': ['row_changes', 'schema_changes', 'message_outcomes'],
         'kafka_river_json': ['row_changes', 'message_outcomes'],
+        'dts_avro': ['row_changes', 'schema_changes', 'message_outcomes'],
+        'oms_avro': ['row_changes', 'schema_changes', 'message_outcomes'],
     }) }}
 {%- endmacro %}
 

@@ -1,5 +1,6 @@
 {#- One row per message of each landed line: a line holds one JSON value, or a JSON array of
-    them (canal producers batch messages). Lines that give no message keep one row with a reason. -#}
+    them (canal producers batch messages). Lines that give no message keep one row with a reason:
+    blank, or a batch that is not JSON. -#}
 {% macro split_json_batches(lines) -%}
     select
         batches.file_path,
@@ -9,7 +10,7 @@
         message.pos as message_index,
         message.col as message_json,
         case
-            when trim(batches.payload) = '' then 'empty_line'
+            when {{ is_blank('batches.payload') }} then 'empty_line'
             when batches.messages is null then 'malformed_json'
             when size(batches.messages) = 0 then 'empty_batch'
             -- Spark gives a batch's string elements unquoted, so elements are judged here.
@@ -20,7 +21,9 @@
         select
             *,
             case
-                when trim(payload) = '' then null
+                when {{ is_blank('payload') }} then null
+                -- A batch that is not one JSON array (e.g. two run together) gives no message.
+                when is_batch and not {{ is_one_json_value('payload') }} then null
                 when is_batch then from_json(payload, 'array<string>')
                 else array(payload)
             end as messages

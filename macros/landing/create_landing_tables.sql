@@ -1,5 +1,7 @@
 {#- Registers every landing source over its folder below var('landing_root'):
     a text table reading whole files, and the source view holding one row per line.
+    A source's `meta.landing_glob` (e.g. "*.json*") limits the text table to the files it
+    matches: an Avro folder's binary `*.avro` files are landed by a Python model instead.
     `dbt compile --no-introspect` runs no queries, so it compiles without a warehouse. -#}
 {% macro create_landing_tables() %}
     {%- if execute and flags.INTROSPECT is not false -%}
@@ -9,7 +11,7 @@
             {%- set files_table = landing.schema ~ '.' ~ landing.identifier ~ '__files' -%}
             {%- do run_query('create schema if not exists ' ~ landing.schema) -%}
             {%- do run_query('drop table if exists ' ~ files_table) -%}
-            {%- do run_query(landing_files_table_sql(files_table, folder)) -%}
+            {%- do run_query(landing_files_table_sql(files_table, folder, landing.meta.landing_glob)) -%}
             {%- do run_query(landing_lines_view_sql(landing.schema ~ '.' ~ landing.identifier, files_table)) -%}
         {%- endfor -%}
     {%- endif -%}
@@ -17,10 +19,16 @@
 {% endmacro %}
 
 
-{% macro landing_files_table_sql(files_table, folder) -%}
+{% macro landing_files_table_sql(files_table, folder, glob=none) -%}
     create table {{ files_table }} (value string)
     using text
-    options (path {{ string_literal(folder) }}, wholetext 'true')
+    options (
+        path {{ string_literal(folder) }},
+        {%- if glob %}
+        pathGlobFilter {{ string_literal(glob) }},
+        {%- endif %}
+        wholetext 'true'
+    )
 {%- endmacro %}
 
 

@@ -35,3 +35,19 @@ def label_row_changes(
             "canal_event_type": F.try_element_at(event_type_numbers, F.col("operation")),
         }
     )
+
+
+def with_mysql_types(
+    row_changes: DataFrame, source_format: str, seed: DataFrame, key: str, mysql_type: str
+) -> DataFrame:
+    """For `source_format`'s rows, `column_types` (the format's own type codes: DTS
+    `dataTypeNumber`, OMS DataType) become MySQL type names from the seed's (`key`, `mysql_type`)
+    columns; a code the seed does not know keeps its text. Other formats' rows are unchanged."""
+    names = literal_map((str(code), name) for code, name in seed_pairs(seed, key, mysql_type))
+    named = F.transform_values(
+        "column_types", lambda _, code: F.coalesce(F.try_element_at(names, code), code)
+    )
+    return row_changes.withColumn(
+        "column_types",
+        F.when(F.col("source_format") == source_format, named).otherwise(F.col("column_types")),
+    )

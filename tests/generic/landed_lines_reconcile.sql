@@ -1,15 +1,26 @@
 {#- Every landed line of the format is accounted for, file by file: the reconciliation mart
-    counts the same lines as the landing source. -#}
-{% test landed_lines_reconcile(model, source_format) %}
+    counts the same lines as the landing source. An Avro format's binary container files are
+    landed by a model (`container_records`, one row per record), counted like lines. -#}
+{% test landed_lines_reconcile(model, source_format, container_records=none) %}
 
 with
+
+landed_rows as (
+
+    select file_path from {{ model }}
+    {%- if container_records %}
+    union all
+    select file_path from {{ container_records }}
+    {%- endif %}
+
+),
 
 landed as (
 
     select
         file_path,
         count(*) as landed_lines
-    from {{ model }}
+    from landed_rows
     group by file_path
 
 ),

@@ -13,6 +13,8 @@ stops the session at its module's end (stopping twice is harmless).
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -23,6 +25,8 @@ from pyspark.sql import SparkSession
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     """A small local SparkSession for fast unit tests (no Hive, no UI, one shuffle partition)."""
     warehouse = tmp_path_factory.mktemp("pytest_spark_warehouse")
+    # Python workers (mapInArrow) need this venv's packages, not `python3` from PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[1]")
         .appName("cdc-lakehouse-pytest")

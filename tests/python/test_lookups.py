@@ -16,7 +16,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from cdc_lakehouse.lookups import label_row_changes, literal_map, seed_pairs
+from cdc_lakehouse.lookups import label_row_changes, literal_map, seed_pairs, with_mysql_types
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -263,3 +263,43 @@ def test_label_row_changes_keeps_every_row_and_column_value(
     assert sorted(
         (r.change_id, r.operation, r.column_jdbc_types["c"]) for r in labelled.collect()
     ) == sorted((str(i), ["INSERT", "UPDATE", "DELETE", "NOPE"][i % 4], i % 13) for i in range(200))
+
+
+# --------------------------------------------------------------------- with_mysql_types
+
+
+def test_with_mysql_types_names_dts_type_numbers_only(spark: SparkSession) -> None:
+    seed = _read_seed(
+        spark, "dts_mysql_data_types", "data_type_number int, field_type string, mysql_type_name string"
+    )
+    row_changes = spark.createDataFrame(
+        [
+            ("dts", "dts_avro", {"id": "3", "name": "15", "price": "246", "odd": "999", "bad": "x"}),
+            ("dts-none", "dts_avro", None),
+            ("canal", "canal_json", {"id": "int(11)", "n": "3"}),
+        ],
+        "change_id string, source_format string, column_types map<string, string>",
+    )
+    named = {row["change_id"]: row["column_types"] for row in with_mysql_types(row_changes, "dts_avro", seed, "data_type_number", "mysql_type_name").collect()}
+    assert named == {
+        # Unknown numbers and non-numbers keep their text.
+        "dts": {"id": "int", "name": "varchar", "price": "decimal", "odd": "999", "bad": "x"},
+        "dts-none": None,
+        "canal": {"id": "int(11)", "n": "3"},
+    }
+
+
+def test_with_mysql_types_names_an_oms_row_change_s_types_from_the_seed(spark: SparkSession) -> None:
+    rows = spark.createDataFrame(
+        [
+            ("oms", "oms_avro", {"id": "INTEGER", "price": "DECIMAL", "odd": "NOT_A_TYPE"}),
+            ("canal", "canal_json", {"id": "int(11)"}),
+        ],
+        "change_id string, source_format string, column_types map<string, string>",
+    )
+    seed = _read_seed(spark, "oms_data_types", "data_type string, mysql_type string")
+    labelled = {row["change_id"]: row["column_types"] for row in with_mysql_types(rows, "oms_avro", seed, "data_type", "mysql_type").collect()}
+    assert labelled == {
+        "oms": {"id": "int", "price": "decimal", "odd": "NOT_A_TYPE"},
+        "canal": {"id": "int(11)"},
+    }

@@ -29,7 +29,7 @@ checked as (
         *,
         coalesce(
             batch_rejection_reason,
-            {{ json_object_rejection_reason('message_json', 'message', ['database', 'table', 'type']) }},
+            {{ json_object_rejection_reason('message_json', 'message', ['database', 'table', 'type', 'sql']) }},
             case
                 when message.type is null or message.type = '' then 'missing_event_type'
                 when
@@ -39,6 +39,12 @@ checked as (
                     then 'unknown_event_type'
                 when message.type in {{ canal_json_event_types('control') }} then null
                 when coalesce(message.database, '') = '' then 'missing_database'
+                -- A DDL message carries its statement (a TRUNCATE's kind is known without it).
+                when
+                    message.type in {{ canal_json_event_types('schema_change') }}
+                    and coalesce(message.sql, '') = ''
+                    and message.type != 'TRUNCATE'
+                    then 'missing_sql'
                 when message.type in {{ canal_json_event_types('schema_change') }} then null
                 when coalesce(message.table, '') = '' then 'missing_table'
                 when

@@ -30,7 +30,7 @@ checked as (
         coalesce(
             batch_rejection_reason,
             {{ json_object_rejection_reason(
-                'message_json', 'message', ['db', 'schema', 'table', 'action', 'entryType']
+                'message_json', 'message', ['db', 'schema', 'table', 'action', 'entryType', 'sql']
             ) }},
             case
                 -- Transaction markers and heartbeats carry no rows, whatever their other fields.
@@ -42,6 +42,12 @@ checked as (
                     and message.action not in {{ cloudcanal_json_actions('schema_change') }}
                     then 'unknown_event_type'
                 when coalesce(nullif(message.db, ''), nullif(message.schema, '')) is null then 'missing_database'
+                -- A DDL message carries its statement (a TRUNCATE's kind is known without it).
+                when
+                    message.action in {{ cloudcanal_json_actions('schema_change') }}
+                    and coalesce(message.sql, '') = ''
+                    and message.action != 'TRUNCATE'
+                    then 'missing_sql'
                 when message.action in {{ cloudcanal_json_actions('schema_change') }} then null
                 when coalesce(message.table, '') = '' then 'missing_table'
                 when

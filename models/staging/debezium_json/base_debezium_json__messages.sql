@@ -25,7 +25,7 @@ messages as (
         landed_at,
         payload,
         payload as message_json,
-        trim(payload) in ('', 'null') as is_tombstone,
+        {{ is_blank('payload') }} or trim(payload) = 'null' as is_tombstone,
         coalesce(
             schema_of_variant(variant_get(try_parse_json(payload), '$.payload')) like 'OBJECT%', false
         ) as is_wrapped
@@ -95,6 +95,12 @@ checked as (
                 when message_kind is null and coalesce(message.op, '') = '' then 'missing_event_type'
                 when message_kind is null then 'unknown_event_type'
                 when database_name is null then 'missing_database'
+                -- Every DDL but a truncate event carries its statement.
+                when
+                    message_kind = 'schema_change'
+                    and coalesce(message.ddl, '') = ''
+                    and coalesce(message.op, '') != 't'
+                    then 'missing_sql'
                 when message_kind = 'schema_change' then null
                 when coalesce(message.source.table, '') = '' then 'missing_table'
                 -- An empty image ({} in 002's insert) is no image.

@@ -14,7 +14,7 @@ messages as (
 
     select
         *,
-        if(trim(payload) = '', null, 0) as message_index,
+        if({{ is_blank('payload') }}, null, 0) as message_index,
         payload as message_json
     from landed_lines
 

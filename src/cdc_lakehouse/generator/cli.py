@@ -54,13 +54,17 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated (default all: {','.join(FORMATS)})")  # fmt: skip
     parser.add_argument("--file-size", type=parse_size, default=DEFAULT_FILE_BYTES,
                         help="roll landed files at this size (default 64M)")  # fmt: skip
+    parser.add_argument("--avro-encoding", choices=("json", "binary"), default="json",
+                        help="land the Avro formats as JSON-encoded lines (.jsonl, default) or "
+                             "as binary object container files (.avro)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.messages < 0:
         parser.error("--messages must be >= 0")
     counts = generate(
-        args.out, args.messages, args.seed, args.formats, args.file_size, progress=not args.quiet
-    )
+        args.out, args.messages, args.seed, args.formats, args.file_size,
+        progress=not args.quiet, avro_encoding=args.avro_encoding,
+    )  # fmt: skip
     if not args.quiet:
         for name, count in counts.items():
             print(

@@ -5,6 +5,8 @@ addition is ``connect_url``, which routes Python models to a Spark Connect
 server instead of Databricks.
 """
 
+import os
+import sys
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -34,6 +36,10 @@ class SparkpyConnectionManager(SparkConnectionManager):
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
+        # Python functions of Python models (Arrow batches, e.g. binary Avro decoding) run in
+        # Spark's Python workers, which must have this venv's packages; PySpark would otherwise
+        # start `python3` from PATH. Set before dbt-spark's session method starts Spark.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         connection = super().open(connection)
         # Imported here, as dbt-spark does: only the session method needs pyspark at this point.
         from dbt.adapters.spark.session import SessionConnectionWrapper

@@ -1,0 +1,8 @@
+from cdc_lakehouse.avro.container import landed_container_records
+from cdc_lakehouse.avro.dts import record_schema
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    folder = dbt.config.get("landing_root").rstrip("/") + "/dts_avro"
+    return landed_container_records(session, folder, record_schema())

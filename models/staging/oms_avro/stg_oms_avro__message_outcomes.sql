@@ -1,0 +1,10 @@
+select
+    source_format,
+    file_path,
+    line_number,
+    message_index,
+    disposition,
+    disposition_reason,
+    payload,
+    landed_at
+from {{ ref('base_oms_avro__messages') }}

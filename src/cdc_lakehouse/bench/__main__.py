@@ -1,0 +1,3 @@
+from cdc_lakehouse.bench.run import main
+
+raise SystemExit(main())

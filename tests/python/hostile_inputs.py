@@ -1,0 +1,642 @@
+"""Hostile landed lines for every format: hypothesis strategies that mutate valid messages, each
+mutant carrying the outcome the staging must give it.
+
+A format is described once, by `FormatRules` (where its operation code, names and images are,
+which fields the staging reads and their JSON types, what a missing field means, whether a line
+may be a batch). Mutation classes are strategies built from those rules; `MUTATIONS` maps a class
+name to its strategy factory and `FormatRules.mutations` lists the classes a format takes. The
+Avro formats (oms_avro, dts_avro) add rules whose `serialize` writes Avro records instead of
+JSON text, list the byte-level classes that apply to them (truncated, blank_line, hostile_names,
+wide_image, huge_value, invalid_utf8 inside a string) and add their own class, an unknown union
+branch index, to `MUTATIONS`.
+
+Expected outcomes are {message_index: {(disposition, reason), ...}}: message_index None is a line
+that gives no message (a blank line, a batch that is not JSON).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+Message = dict[str, Any]
+Path = tuple[str, ...]
+Outcome = tuple[str, str | None]  # (disposition, reason)
+Expected = dict[int | None, frozenset[Outcome]]
+
+JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array")
+SQL_AND_QUOTES = [
+    "x'; drop table cdc.fct_row_changes; --",
+    'we"ird`; drop view cdc.fct_rejected_messages; /*',
+    "`; select 1; --",
+    "'' or 1=1",
+    "\\'; drop schema cdc cascade; --",
+    "{{ var('landing_root') }}",
+    "${jndi:ldap://x}",
+    "tab\tline\nbreak",
+]
+NAME_ALPHABET = "'\"`;\\-/*() =%$.{}\n\tabcXYZ_0é☕"
+INVALID_UTF8 = [b"\xff", b"\xfe\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf"]
+NON_NUMERIC = ["NaN", "Infinity", "-Infinity"]
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def used(disposition: str) -> Expected:
+    return {0: frozenset({(disposition, None)})}
+
+
+def rejected(reason: str, message_index: int | None = 0) -> Expected:
+    return {message_index: frozenset({("rejected", reason)})}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One valid message as landed: the statement it encodes, its line and its parsed JSON."""
+
+    seq: int
+    line: str
+    message: Message
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One hostile landed line and what the staging must make of it."""
+
+    mutation: str
+    line: bytes
+    expected: Expected
+    # Facts of the line's messages: column -> value every fact row of the line must have.
+    facts: dict[str, Any] = field(default_factory=dict)
+    # Columns every row image of the line must hold with these values (a pattern: matching it).
+    image: dict[str, Any] = field(default_factory=dict)
+    # message_index -> statement seq, for valid messages inside a hostile line (mixed batches).
+    valid_messages: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FormatRules:
+    name: str
+    operation: Path
+    operation_codes: frozenset[str]
+    fields: dict[Path, frozenset[str]]  # fields the staging reads -> their allowed JSON types
+    kind: Callable[[Message], str]  # row_change or schema_change
+    missing_reason: Callable[[Message, Path], str | None]  # None: the message is still used
+    database: Path
+    table: Path
+    add_column: Callable[[Message, str, Any], None]  # the column in every row image
+    blank_line: Expected
+    batches: bool
+    mutations: tuple[str, ...]
+    root: Callable[[Message], Message] = lambda message: message  # where `fields` are
+    serialize: Callable[[Any], str] = dumps
+
+
+def get(message: Message, path: Path) -> Any:
+    value: Any = message
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def put(message: Message, path: Path, value: Any) -> None:
+    for key in path[:-1]:
+        message = message.setdefault(key, {})
+    message[path[-1]] = value
+
+
+def delete(message: Message, path: Path) -> None:
+    parent = get(message, path[:-1]) if len(path) > 1 else message
+    if isinstance(parent, dict):
+        parent.pop(path[-1], None)
+
+
+# ---------------------------------------------------------------------------------- formats
+
+CANAL_ROW = ("INSERT", "UPDATE", "DELETE")
+CANAL_DDL = ("CREATE", "ALTER", "ERASE", "QUERY", "TRUNCATE", "RENAME", "CINDEX", "DINDEX")
+
+
+def _canal_missing(op_field: str, old_field: str, database_fields: tuple[str, ...]) -> Callable:
+    """Canal and CloudCanal: what a message lacking `path` becomes."""
+
+    def reason(message: Message, path: Path) -> str | None:
+        op = message.get(op_field)
+        name = path[0]
+        if name == op_field:
+            return "missing_event_type"
+        if name in database_fields and not any(message.get(f) for f in database_fields if f != name):
+            return "missing_database"
+        if op not in CANAL_ROW:
+            return "missing_sql" if name == "sql" and op != "TRUNCATE" else None
+        if name == "table":
+            return "missing_table"
+        if name == "data" and not (op == "DELETE" and message.get(old_field)):
+            return "missing_row_image"
+        if name == old_field and op == "UPDATE":
+            return "missing_old_image"
+        return None
+
+    return reason
+
+
+def _add_to_images(*image_fields: str) -> Callable[[Message, str, Any], None]:
+    def add(message: Message, column: str, value: Any) -> None:
+        for name in image_fields:
+            for image in message.get(name) or []:
+                if name == "old" and message.get("type") == "UPDATE":
+                    continue  # canal `old` holds the changed columns only
+                image[column] = value
+
+    return add
+
+
+CANAL = FormatRules(
+    name="canal_json",
+    operation=("type",),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT"}),
+    fields={
+        ("id",): frozenset({"integer"}), ("database",): frozenset({"string"}),
+        ("table",): frozenset({"string"}), ("pkNames",): frozenset({"array"}),
+        ("isDdl",): frozenset({"boolean"}), ("type",): frozenset({"string"}),
+        ("es",): frozenset({"integer"}), ("ts",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}), ("sqlType",): frozenset({"object"}),
+        ("mysqlType",): frozenset({"object"}), ("data",): frozenset({"array"}),
+        ("old",): frozenset({"array"}), ("tableChanges",): frozenset({"object"}),
+    },  # fmt: skip
+    kind=lambda m: "row_change" if m.get("type") in CANAL_ROW else "schema_change",
+    missing_reason=_canal_missing("type", "old", ("database",)),
+    database=("database",),
+    table=("table",),
+    add_column=_add_to_images("data", "old"),
+    blank_line=rejected("empty_line", None),
+    batches=True,
+    mutations=(
+        "truncated", "wrong_type", "missing_field", "unknown_operation", "blank_line",
+        "not_an_object", "mixed_batch", "wide_image", "huge_value", "deep_nesting",
+        "invalid_utf8", "non_numeric_number", "duplicate_key", "hostile_names",
+    ),
+)  # fmt: skip
+
+CLOUDCANAL = FormatRules(
+    name="cloudcanal_json",
+    operation=("action",),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "DROP"}),
+    fields={
+        ("action",): frozenset({"string"}), ("bid",): frozenset({"integer"}),
+        ("before",): frozenset({"array"}), ("data",): frozenset({"array"}),
+        ("db",): frozenset({"string"}), ("schema",): frozenset({"string"}),
+        ("table",): frozenset({"string"}), ("dbValType",): frozenset({"object"}),
+        ("jdbcType",): frozenset({"object"}), ("entryType",): frozenset({"string"}),
+        ("isDdl",): frozenset({"boolean"}), ("pks",): frozenset({"array"}),
+        ("execTs",): frozenset({"integer"}), ("sendTs",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}), ("tableChanges",): frozenset({"object"}),
+    },  # fmt: skip
+    kind=lambda m: "row_change" if m.get("action") in CANAL_ROW else "schema_change",
+    missing_reason=_canal_missing("action", "before", ("db", "schema")),
+    database=("db",),
+    table=("table",),
+    add_column=_add_to_images("data", "before"),
+    blank_line=rejected("empty_line", None),
+    batches=True,
+    mutations=CANAL.mutations,
+)
+
+
+def _debezium_root(message: Message) -> Message:
+    return message["payload"] if isinstance(message.get("payload"), dict) else message
+
+
+def _debezium_missing(message: Message, path: Path) -> str | None:
+    payload = _debezium_root(message)
+    op = payload.get("op")
+    if op is None:  # a schema change event
+        if path in (("source",), ("source", "db")) and not payload.get("databaseName"):
+            return "missing_database"
+        if path == ("databaseName",) and not get(payload, ("source", "db")):
+            return "missing_database"
+        return "missing_sql" if path == ("ddl",) else None
+    if path == ("op",):
+        return "missing_event_type"
+    if path in (("source",), ("source", "db")):
+        return "missing_database"
+    if path == ("source", "table"):
+        return "missing_table"
+    if path == ("after",) and op != "d":
+        return "missing_row_image"
+    if path == ("before",):
+        return {"d": "missing_row_image", "u": "missing_old_image"}.get(op)
+    return None
+
+
+def _debezium_add_column(message: Message, column: str, value: Any) -> None:
+    payload = _debezium_root(message)
+    for name in ("before", "after"):
+        if isinstance(payload.get(name), dict):
+            payload[name][column] = value
+
+
+DEBEZIUM = FormatRules(
+    name="debezium_json",
+    operation=("op",),
+    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a"}),
+    fields={
+        ("op",): frozenset({"string"}), ("ts_ms",): frozenset({"integer"}),
+        ("before",): frozenset({"object"}), ("after",): frozenset({"object"}),
+        ("source",): frozenset({"object"}), ("source", "db"): frozenset({"string"}),
+        ("source", "table"): frozenset({"string"}), ("source", "file"): frozenset({"string"}),
+        ("source", "pos"): frozenset({"integer"}), ("source", "ts_ms"): frozenset({"integer"}),
+        ("databaseName",): frozenset({"string"}), ("ddl",): frozenset({"string"}),
+        ("tableChanges",): frozenset({"array", "object"}),
+    },  # fmt: skip
+    kind=lambda m: "schema_change" if _debezium_root(m).get("op") is None else "row_change",
+    missing_reason=_debezium_missing,
+    database=("source", "db"),
+    table=("source", "table"),
+    add_column=_debezium_add_column,
+    blank_line={0: frozenset({("skipped", "tombstone")})},
+    batches=False,
+    mutations=tuple(m for m in CANAL.mutations if m != "mixed_batch"),
+    root=_debezium_root,
+)
+
+
+def _kafka_river_missing(message: Message, path: Path) -> str | None:
+    return {
+        ("event",): "missing_event_type", ("db",): "missing_database",
+        ("table",): "missing_table", ("columns",): "missing_row_image",
+    }.get(path)  # fmt: skip
+
+
+def _kafka_river_add_column(message: Message, column: str, value: Any) -> None:
+    entry: dict[str, Any] = {"n": column, "t": "varchar(255)", "v": value, "null": False}
+    if message.get("event") == "u":
+        entry["updated"] = False
+    message["columns"].append(entry)
+
+
+KAFKA_RIVER = FormatRules(
+    name="kafka_river_json",
+    operation=("event",),
+    operation_codes=frozenset({"i", "u", "d"}),
+    fields={
+        ("binlog",): frozenset({"string"}), ("time",): frozenset({"integer"}),
+        ("canalTime",): frozenset({"integer"}), ("db",): frozenset({"string"}),
+        ("table",): frozenset({"string"}), ("event",): frozenset({"string"}),
+        ("columns",): frozenset({"array"}), ("keys",): frozenset({"array"}),
+    },  # fmt: skip
+    kind=lambda m: "row_change",
+    missing_reason=_kafka_river_missing,
+    database=("db",),
+    table=("table",),
+    add_column=_kafka_river_add_column,
+    blank_line=rejected("empty_line", None),
+    batches=False,
+    mutations=DEBEZIUM.mutations,
+)
+
+FORMAT_RULES: dict[str, FormatRules] = {rules.name: rules for rules in (CANAL, CLOUDCANAL, DEBEZIUM, KAFKA_RIVER)}
+
+
+# -------------------------------------------------------------------------------- mutations
+
+
+def json_value_of(json_type: str) -> st.SearchStrategy[Any]:
+    return {
+        "string": st.text(max_size=8),
+        "integer": st.integers(-(2**40), 2**40),
+        "number": st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != int(x)),
+        "boolean": st.booleans(),
+        "object": st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+        "array": st.lists(st.integers(), max_size=2),
+    }[json_type]
+
+
+def _line_of(rules: FormatRules, message: Message) -> bytes:
+    return rules.serialize(message).encode()
+
+
+def _mutant(rules: FormatRules, name: str, message: Message, expected: Expected, **checks: Any) -> Mutant:
+    return Mutant(name, _line_of(rules, message), expected, **checks)
+
+
+def truncated(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from(sources))
+        data = source.line.encode()
+        cut = draw(st.integers(1, len(data) - 1))
+        index = None if rules.batches and source.line.startswith("[") else 0
+        return Mutant("truncated", data[:cut], rejected("malformed_json", index))
+
+    return strategy()
+
+
+def wrong_type(rules: FormatRules, sources: list[Source], path: Path) -> st.SearchStrategy[Mutant]:
+    """`path` given a value of a JSON type the staging does not read there."""
+    others = [t for t in JSON_TYPES if t not in rules.fields[path]]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(sources)).message)
+        value = draw(st.sampled_from(others).flatmap(json_value_of))
+        put(rules.root(message), path, value)
+        return _mutant(rules, "wrong_type", message, rejected("invalid_field_type"))
+
+    return strategy()
+
+
+def missing_field(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A field the staging reads, left out or JSON null."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(sources)).message)
+        root = rules.root(message)
+        present = [path for path in rules.fields if get(root, path) is not None]
+        path = draw(st.sampled_from(present))
+        reason = rules.missing_reason(message, path)
+        kind = rules.kind(message)
+        if draw(st.booleans()):
+            delete(root, path)
+        else:
+            put(root, path, None)
+        expected = used(kind) if reason is None else rejected(reason)
+        return _mutant(rules, "missing_field", message, expected)
+
+    return strategy()
+
+
+def unknown_operation(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(sources)).message)
+        code = draw(
+            st.one_of(st.text(min_size=1, max_size=12), st.sampled_from(["upsert", "insert", "C", "x", "MERGE"]))
+            .filter(lambda c: c not in rules.operation_codes)
+        )
+        put(rules.root(message), rules.operation, code)
+        return _mutant(rules, "unknown_operation", message, rejected("unknown_event_type"))
+
+    return strategy()
+
+
+def blank_line(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    return st.text(alphabet=" \t", max_size=6).map(lambda text: Mutant("blank_line", text.encode(), rules.blank_line))
+
+
+def not_an_object(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A JSON value that is not an object (for a batch format: an empty batch)."""
+    scalars = st.one_of(
+        st.integers(), st.text(max_size=10), st.booleans(), st.floats(allow_nan=False, allow_infinity=False)
+    )
+    values = scalars if rules.batches else st.one_of(scalars, st.lists(st.integers(), max_size=3))
+    strategy = values.map(lambda v: Mutant("not_an_object", dumps(v).encode(), rejected("not_a_json_object")))
+    if rules.batches:
+        return st.one_of(strategy, st.just(Mutant("not_an_object", b"[]", rejected("empty_batch", None))))
+    return strategy
+
+
+def mixed_batch(rules: FormatRules, sources: list[Source], spare: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A JSON array of valid messages (statements landed nowhere else) and bad ones."""
+    bad_objects = st.one_of(
+        wrong_type(rules, sources, rules.operation), unknown_operation(rules, sources), missing_field(rules, sources)
+    )
+    bad_values = st.one_of(
+        st.integers(), st.text(max_size=6), st.none(), st.booleans(), st.lists(st.integers(), max_size=2)
+    )
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        good = draw(st.lists(st.sampled_from(spare), min_size=1, max_size=3, unique_by=lambda s: s.seq))
+        bad = draw(st.lists(st.one_of(bad_objects, bad_values), min_size=1, max_size=3))
+        elements: list[tuple[str, Any]] = [("good", s) for s in good] + [("bad", b) for b in bad]
+        order = draw(st.permutations(range(len(elements))))
+        texts, expected, valid = [], {}, {}
+        for index, position in enumerate(order):
+            what, element = elements[position]
+            if what == "good":
+                texts.append(dumps(element.message))
+                expected[index] = frozenset({(rules.kind(element.message), None)})
+                valid[index] = element.seq
+            elif isinstance(element, Mutant):
+                texts.append(element.line.decode())
+                expected[index] = element.expected[0]
+            else:
+                texts.append(dumps(element))
+                expected[index] = frozenset({("rejected", "not_a_json_object")})
+        line = ("[" + ",".join(texts) + "]").encode()
+        return Mutant("mixed_batch", line, expected, valid_messages=valid)
+
+    return strategy()
+
+
+def _with_column(rules: FormatRules, mutation: str, column: str, value: Any, text: str | None = None) -> Callable:
+    """A strategy step: a valid message with `column` added to its row images."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn, sources: list[Source]) -> Mutant:
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        rules.add_column(message, column, value)
+        return _mutant(rules, mutation, message, used("row_change"), image={column: value if text is None else text})
+
+    return strategy
+
+
+def wide_image(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        width = draw(st.integers(2000, 4000))
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        columns = {f"wide_{i:04d}": f"v{i}" for i in range(width)}
+        for column, value in columns.items():
+            rules.add_column(message, column, value)
+        return _mutant(rules, "wide_image", message, used("row_change"), image=columns)
+
+    return strategy()
+
+
+def huge_value(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        size = draw(st.integers(1_000_000, 1_500_000))
+        unit = draw(st.sampled_from(["x", "é", "☕", "\"'`;"]))
+        value = unit * (size // len(unit.encode()))
+        return draw(_with_column(rules, "huge_value", "huge", value)(sources))
+
+    return strategy()
+
+
+def deep_nesting(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A value nested arrays deep: within the JSON parser's depth limit (1000) it is kept as its
+    JSON text; beyond it the message is malformed_json."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        depth = draw(st.one_of(st.integers(2, 200), st.integers(1500, 4000)))
+        text = "[" * depth + "1" + "]" * depth
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        rules.add_column(message, "nested", "@@NESTED@@")
+        line = _line_of(rules, message).replace(b'"@@NESTED@@"', text.encode())
+        if depth > 1000:
+            return Mutant("deep_nesting", line, rejected("malformed_json"))
+        return Mutant("deep_nesting", line, used("row_change"), image={"nested": text})
+
+    return strategy()
+
+
+def invalid_utf8(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """Bytes that are not UTF-8 inside a string value: the landing source reads them as U+FFFD."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        bad = draw(st.sampled_from(INVALID_UTF8))
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        # Named by the bytes: two sequences that both read as one U+FFFD give different messages.
+        column = f"raw_{bad.hex()}"
+        rules.add_column(message, column, "a@@BAD@@b")
+        line = _line_of(rules, message).replace(b"@@BAD@@", bad)
+        # Java's decoder gives one U+FFFD per bad byte sequence: one or more.
+        return Mutant("invalid_utf8", line, used("row_change"), image={column: re.compile("a\ufffd+b")})
+
+    return strategy()
+
+
+def non_numeric_number(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """NaN or ±Infinity (not JSON) as a number field or a row value."""
+    number_fields = [path for path, types in rules.fields.items() if types == {"integer"}]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        token = draw(st.sampled_from(NON_NUMERIC))
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        if draw(st.booleans()):
+            put(rules.root(message), draw(st.sampled_from(number_fields)), "@@NUM@@")
+        else:
+            rules.add_column(message, "number", "@@NUM@@")
+        line = _line_of(rules, message).replace(b'"@@NUM@@"', token.encode())
+        return Mutant("non_numeric_number", line, rejected("malformed_json"))
+
+    return strategy()
+
+
+def duplicate_key(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A key twice in one object: the message's own, or a row image's."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        if draw(st.booleans()):
+            key = draw(st.sampled_from(sorted(message)))
+            twice = dumps(key) + ":" + dumps(draw(st.one_of(st.just(message[key]), st.text(max_size=5))))
+            line = ("{" + twice + "," + _line_of(rules, message).decode()[1:]).encode()
+        else:
+            rules.add_column(message, "@@DUP@@", "x")
+            column = draw(st.text(alphabet="abc", min_size=1, max_size=3))
+            twice = f'{dumps(column)}:"1",{dumps(column)}:"2"'
+            line = _line_of(rules, message).replace(b'"@@DUP@@":"x"', twice.encode())
+            if rules.name == "kafka_river_json":  # its columns are an array: repeat `n` in one entry
+                line = _line_of(rules, message).replace(b'"n":"@@DUP@@"', f'"n":"a","n":{dumps(column)}'.encode())
+        return Mutant("duplicate_key", line, rejected("duplicate_key"))
+
+    return strategy()
+
+
+def hostile_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """Database, table and column names made of quotes, backticks, semicolons and SQL."""
+    names = st.one_of(
+        st.sampled_from(SQL_AND_QUOTES),
+        st.text(alphabet=NAME_ALPHABET, min_size=1, max_size=24).filter(lambda n: n.strip() != ""),
+    )
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from(sources))
+        message = copy.deepcopy(source.message)
+        root = rules.root(message)
+        database, table, column = draw(names), draw(names), draw(names)
+        put(root, rules.database, database)
+        facts: dict[str, Any] = {"database_name": database}
+        if get(root, rules.table):  # a database-level DDL keeps its empty table
+            put(root, rules.table, table)
+            facts["table_name"] = table
+        image: dict[str, Any] = {}
+        if rules.kind(message) == "row_change":
+            rules.add_column(message, column, "v")
+            image[column] = "v"
+        return _mutant(rules, "hostile_names", message, used(rules.kind(message)), facts=facts, image=image)
+
+    return strategy()
+
+
+# Classes drawn from (rules, sources). `plan` draws the other two itself: wrong_type once per field
+# the format reads, mixed_batch from spare statements landed nowhere else.
+MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
+    "truncated": truncated,
+    "missing_field": missing_field,
+    "unknown_operation": unknown_operation,
+    "blank_line": blank_line,
+    "not_an_object": not_an_object,
+    "wide_image": wide_image,
+    "huge_value": huge_value,
+    "deep_nesting": deep_nesting,
+    "invalid_utf8": invalid_utf8,
+    "non_numeric_number": non_numeric_number,
+    "duplicate_key": duplicate_key,
+    "hostile_names": hostile_names,
+}
+# How many examples of each class a landing gets: the costly ones (megabytes) few.
+EXAMPLES = {"wide_image": 2, "huge_value": 2, "deep_nesting": 8, "blank_line": 6}
+DEFAULT_EXAMPLES = 12
+
+
+def draw_examples(strategy: st.SearchStrategy[Any], count: int, seed: int) -> list[Any]:
+    """`count` examples of `strategy`, the same for the same seed (hypothesis, derandomized by
+    the seed, nothing read from or written to its example database)."""
+    found: list[Any] = []
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )  # fmt: skip
+    @given(strategy)
+    def collect(example: Any) -> None:
+        found.append(example)
+
+    collect()
+    return found[:count]
+
+
+def plan(rules: FormatRules, sources: list[Source], spare: list[Source], seed: int) -> list[Mutant]:
+    """Every mutation class the format takes, and a wrong JSON type for every field it reads."""
+    mutants: list[Mutant] = []
+    for number, path in enumerate(rules.fields):
+        mutants += draw_examples(wrong_type(rules, sources, path), 2, seed + 1000 + number)
+    for number, name in enumerate(rules.mutations):
+        if name == "wrong_type":
+            continue
+        strategy = mixed_batch(rules, sources, spare) if name == "mixed_batch" else MUTATIONS[name](rules, sources)
+        mutants += draw_examples(strategy, EXAMPLES.get(name, DEFAULT_EXAMPLES), seed + number)
+    unique: dict[bytes, Mutant] = {}
+    for mutant in mutants:
+        unique.setdefault(mutant.line, mutant)
+    return list(unique.values())
