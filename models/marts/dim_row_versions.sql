@@ -227,9 +227,11 @@ first_resets as (
         versions.table_name,
         versions.primary_key,
         versions.change_number,
+        -- The same TRUNCATE may come in several formats at one time: the change_id settles
+        -- ties, so every build picks the same one.
         min_by(
             struct(table_resets.change_id, table_resets.ddl_kind, table_resets.reset_at),
-            table_resets.reset_at
+            struct(table_resets.reset_at, table_resets.change_id)
         ) as reset
     from versions
     inner join table_resets

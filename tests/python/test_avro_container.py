@@ -12,6 +12,7 @@ from typing import Any
 import fastavro
 import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 from cdc_lakehouse.avro.container import container_records, landed_container_records
 
@@ -115,6 +116,15 @@ def test_landed_container_records_of_a_folder(spark: SparkSession, tmp_path: Pat
     assert landed_container_records(spark, str(tmp_path), SCHEMA).schema.simpleString() == (
         "struct<file_path:string,line_number:int,payload:string,landed_at:timestamp>"
     )
+
+
+def test_landed_container_records_skip_loaded_files(spark: SparkSession, tmp_path: Path) -> None:
+    (tmp_path / "old.avro").write_bytes(_container(RECORDS))
+    (tmp_path / "new.avro").write_bytes(_container(RECORDS[:1]))
+    first = landed_container_records(spark, str(tmp_path), SCHEMA)
+    loaded = first.where(F.col("file_path").endswith("old.avro"))
+    rows = landed_container_records(spark, str(tmp_path), SCHEMA, loaded).collect()
+    assert [(Path(r.file_path).name, r.line_number) for r in rows] == [("new.avro", 1)]
 
 
 def test_a_folder_without_containers_or_no_folder_is_empty(spark: SparkSession, tmp_path: Path) -> None:

@@ -33,5 +33,7 @@ select
     0 as row_index,
     file_path,
     line_number,
-    message_index
+    message_index,
+    landed_at,
+    loaded_at
 from row_change_messages

@@ -16,6 +16,8 @@ select
     message_id,
     file_path,
     line_number,
-    message_index
+    message_index,
+    landed_at,
+    loaded_at
 from {{ ref('base_dts_avro__messages') }}
 where disposition = 'schema_change'

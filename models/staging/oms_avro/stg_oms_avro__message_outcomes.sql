@@ -6,5 +6,6 @@ select
     disposition,
     disposition_reason,
     payload,
-    landed_at
+    landed_at,
+    loaded_at
 from {{ ref('base_oms_avro__messages') }}

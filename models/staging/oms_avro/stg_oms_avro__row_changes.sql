@@ -46,5 +46,7 @@ select
     message_index,
     transaction_id,
     transaction_flag,
-    unique_key_columns
+    unique_key_columns,
+    landed_at,
+    loaded_at
 from row_images

@@ -16,6 +16,8 @@ select
     file_path,
     line_number,
     message_index,
-    transaction_id
+    transaction_id,
+    landed_at,
+    loaded_at
 from {{ ref('base_oms_avro__messages') }}
 where disposition = 'schema_change'

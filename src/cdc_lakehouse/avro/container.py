@@ -20,7 +20,10 @@ import fastavro
 import pyarrow as pa
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampType
+
+from cdc_lakehouse.incremental import files_not_loaded
 
 LANDING_SCHEMA = StructType(
     [
@@ -106,14 +109,19 @@ def _landing_batch(
     )
 
 
-def landed_container_records(spark: SparkSession, folder: str, schema: dict[str, Any]) -> DataFrame:
+def landed_container_records(
+    spark: SparkSession, folder: str, schema: dict[str, Any], loaded: DataFrame | None = None
+) -> DataFrame:
     """One landing row (file_path, line_number, payload, landed_at) per record of every
-    `*.avro` file directly in `folder`; a missing folder is empty."""
+    `*.avro` file directly in `folder` that is not in `loaded` (rows with a `file_path`, e.g. the
+    calling model's table in an incremental run; None reads all); a missing folder is empty."""
     try:
         files = spark.read.format("binaryFile").option("pathGlobFilter", CONTAINER_GLOB).load(folder)
         _ = files.schema  # Spark Connect analyses lazily: a missing folder fails here
     except AnalysisException:
         return spark.createDataFrame([], LANDING_SCHEMA)
+    # Filtering on `path` before `content` is selected: loaded files are not even read.
+    files = files_not_loaded(files, F.col("path"), loaded)
     return files.select("path", "modificationTime", "content").mapInArrow(
         lambda batches: _decode_batches(schema, batches), LANDING_SCHEMA
     )
