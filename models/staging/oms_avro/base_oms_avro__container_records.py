@@ -4,5 +4,4 @@ from cdc_lakehouse.avro.oms import record_schema
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    folder = dbt.config.get("landing_root").rstrip("/") + "/oms_avro"
-    return landed_container_records(session, folder, record_schema())
+    return landed_container_records(dbt.source("oms_avro", "landed_container_files"), record_schema())
