@@ -1,7 +1,7 @@
-{#- Registers every landing source over its folder below var('landing_root'):
-    a text table reading whole files, and the source view holding one row per line.
-    A source's `meta.landing_glob` (e.g. "*.json*") limits the text table to the files it
-    matches: an Avro folder's binary `*.avro` files are landed by a Python model instead.
+{#- Registers every landing source over its folder below var('landing_root'): a table reading
+    whole files, and the source view over it: one row per line of text files, or, for a source
+    with `meta.landing_binary` (an Avro folder's `*.avro` container files), one row per file.
+    A source's `meta.landing_glob` (e.g. "*.json*") limits it to the files it matches.
     `dbt compile --no-introspect` runs no queries, so it compiles without a warehouse. -#}
 {% macro create_landing_tables() %}
     {%- if execute and flags.INTROSPECT is not false -%}
@@ -11,24 +11,43 @@
             {%- set files_table = landing.schema ~ '.' ~ landing.identifier ~ '__files' -%}
             {%- do run_query('create schema if not exists ' ~ landing.schema) -%}
             {%- do run_query('drop table if exists ' ~ files_table) -%}
-            {%- do run_query(landing_files_table_sql(files_table, folder, landing.meta.landing_glob)) -%}
-            {%- do run_query(landing_lines_view_sql(landing.schema ~ '.' ~ landing.identifier, files_table)) -%}
+            {%- set view = landing.schema ~ '.' ~ landing.identifier -%}
+            {%- if landing.meta.landing_binary -%}
+                {%- do run_query(landing_files_table_sql(files_table, folder, landing.meta.landing_glob, 'binaryFile')) -%}
+                {%- do run_query(landing_binary_files_view_sql(view, files_table)) -%}
+            {%- else -%}
+                {%- do run_query(landing_files_table_sql(files_table, folder, landing.meta.landing_glob)) -%}
+                {%- do run_query(landing_lines_view_sql(view, files_table)) -%}
+            {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
     select 1
 {% endmacro %}
 
 
-{% macro landing_files_table_sql(files_table, folder, glob=none) -%}
-    create table {{ files_table }} (value string)
-    using text
+{% macro landing_files_table_sql(files_table, folder, glob=none, data_source='text') -%}
+    create table {{ files_table }}
+    {%- if data_source == 'text' %} (value string){% endif %}
+    using {{ data_source }}
     options (
-        path {{ string_literal(folder) }},
         {%- if glob %}
         pathGlobFilter {{ string_literal(glob) }},
         {%- endif %}
-        wholetext 'true'
+        {%- if data_source == 'text' %}
+        wholetext 'true',
+        {%- endif %}
+        path {{ string_literal(folder) }}
     )
+{%- endmacro %}
+
+
+{% macro landing_binary_files_view_sql(view, files_table) -%}
+    create or replace view {{ view }} as
+    select
+        path as file_path,
+        content,
+        modificationTime as landed_at
+    from {{ files_table }}
 {%- endmacro %}
 
 

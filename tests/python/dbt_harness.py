@@ -214,9 +214,14 @@ class Build:
         return None if self.proc is None else self.proc.poll()
 
     def run_results(self) -> dict[str, str]:
-        """unique_id -> status of every node the invocation ran."""
+        """unique_id -> status of every node the invocation ran; exposures, which run nothing
+        (their status is `no-op`), are left out."""
         results = json.loads((self.target_dir / "run_results.json").read_text())
-        return {result["unique_id"]: result["status"] for result in results["results"]}
+        return {
+            result["unique_id"]: result["status"]
+            for result in results["results"]
+            if not result["unique_id"].startswith("exposure.")
+        }
 
     def marts(self) -> dict[str, list[dict[str, Any]]]:
         """The marts' rows, read once after dbt exited; timestamps as aware UTC datetimes."""

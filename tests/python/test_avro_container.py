@@ -11,8 +11,7 @@ from typing import Any
 
 import fastavro
 import pytest
-from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame, SparkSession
 
 from cdc_lakehouse.avro.container import container_records, landed_container_records
 
@@ -96,12 +95,18 @@ def test_a_schema_that_does_not_resolve_is_unreadable() -> None:
     assert container_records(out.getvalue(), SCHEMA) == [(1, None)]
 
 
+def _landed_files(spark: SparkSession, folder: Path) -> DataFrame:
+    """What the landing source of container files holds (macros/landing/create_landing_tables.sql)."""
+    files = spark.read.format("binaryFile").option("pathGlobFilter", "*.avro").load(str(folder))
+    return files.selectExpr("path as file_path", "content", "modificationTime as landed_at")
+
+
 def test_landed_container_records_of_a_folder(spark: SparkSession, tmp_path: Path) -> None:
     (tmp_path / "good.avro").write_bytes(_container(RECORDS))
     (tmp_path / "cut.avro").write_bytes(_container(RECORDS, sync_interval=1)[:-17])
     (tmp_path / "lines.jsonl").write_text('{"id": 9, "value": null}\n')  # text landing's, not ours
     os.utime(tmp_path / "good.avro", (1_700_000_000, 1_700_000_000))
-    rows = landed_container_records(spark, str(tmp_path), SCHEMA).collect()
+    rows = landed_container_records(_landed_files(spark, tmp_path), SCHEMA).collect()
     by_file: dict[str, list[tuple[int, str | None]]] = {}
     for row in rows:
         by_file.setdefault(Path(row.file_path.removeprefix("file:")).name, []).append(
@@ -113,21 +118,11 @@ def test_landed_container_records_of_a_folder(spark: SparkSession, tmp_path: Pat
     assert sorted(by_file["cut.avro"])[-1] == (4, None)
     landed = {r.landed_at.timestamp() for r in rows if r.file_path.endswith("good.avro")}
     assert landed == {1_700_000_000}
-    assert landed_container_records(spark, str(tmp_path), SCHEMA).schema.simpleString() == (
+    assert landed_container_records(_landed_files(spark, tmp_path), SCHEMA).schema.simpleString() == (
         "struct<file_path:string,line_number:int,payload:string,landed_at:timestamp>"
     )
 
 
-def test_landed_container_records_skip_loaded_files(spark: SparkSession, tmp_path: Path) -> None:
-    (tmp_path / "old.avro").write_bytes(_container(RECORDS))
-    (tmp_path / "new.avro").write_bytes(_container(RECORDS[:1]))
-    first = landed_container_records(spark, str(tmp_path), SCHEMA)
-    loaded = first.where(F.col("file_path").endswith("old.avro"))
-    rows = landed_container_records(spark, str(tmp_path), SCHEMA, loaded).collect()
-    assert [(Path(r.file_path).name, r.line_number) for r in rows] == [("new.avro", 1)]
-
-
-def test_a_folder_without_containers_or_no_folder_is_empty(spark: SparkSession, tmp_path: Path) -> None:
+def test_a_folder_without_containers_is_empty(spark: SparkSession, tmp_path: Path) -> None:
     (tmp_path / "lines.jsonl").write_text("{}\n")
-    assert landed_container_records(spark, str(tmp_path), SCHEMA).count() == 0
-    assert landed_container_records(spark, str(tmp_path / "missing"), SCHEMA).count() == 0
+    assert landed_container_records(_landed_files(spark, tmp_path), SCHEMA).count() == 0

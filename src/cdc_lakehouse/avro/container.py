@@ -1,9 +1,9 @@
-"""Binary Avro object container files (`*.avro`) in a landing folder, as landing rows: one row
+"""Binary Avro object container files (`*.avro`) of a landing folder, as landing rows: one row
 per record, its payload in Avro's JSON encoding (what a JSON-encoded landed line holds), so one
 decoder serves both encodings.
 
 Spark cannot decode binary Avro here (spark-avro's jar is not shipped with pyspark), so each
-file is read whole with the `binaryFile` source and decoded by fastavro inside `mapInArrow`:
+file is read whole (the landing source, Spark's `binaryFile` data source) and decoded by fastavro inside `mapInArrow`:
 one Python call per Arrow batch of files, not per row. A file that cannot be read to its end
 (corrupt, truncated, not Avro, or written with a schema that does not resolve to the expected
 one) still gives a row: the records before the damage, then one row with a NULL payload at the
@@ -18,12 +18,8 @@ from typing import Any
 
 import fastavro
 import pyarrow as pa
-from pyspark.errors import AnalysisException
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampType
-
-from cdc_lakehouse.incremental import files_not_loaded
 
 LANDING_SCHEMA = StructType(
     [
@@ -33,7 +29,6 @@ LANDING_SCHEMA = StructType(
         StructField("landed_at", TimestampType()),
     ]
 )
-CONTAINER_GLOB = "*.avro"
 _ROWS_PER_BATCH = 10_000
 
 
@@ -74,14 +69,14 @@ def _json_lines(parsed_schema: dict[str, Any], records: list[Any]) -> list[str]:
 def _decode_batches(
     schema: dict[str, Any], batches: Iterator[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body: batches of binaryFile rows in, batches of landing rows out."""
+    """mapInArrow body: batches of landed files in, batches of landing rows out."""
     out_schema = pa.schema(
         [("file_path", pa.string()), ("line_number", pa.int32()), ("payload", pa.string())]
     )
     for batch in batches:
-        paths = batch.column("path").to_pylist()
+        paths = batch.column("file_path").to_pylist()
         contents = batch.column("content").to_pylist()
-        modified = batch.column("modificationTime")
+        modified = batch.column("landed_at")
         rows: dict[str, list[Any]] = {"file_path": [], "line_number": [], "payload": []}
         file_indexes: list[int] = []
         for index, (path, content) in enumerate(zip(paths, contents, strict=True)):
@@ -109,19 +104,9 @@ def _landing_batch(
     )
 
 
-def landed_container_records(
-    spark: SparkSession, folder: str, schema: dict[str, Any], loaded: DataFrame | None = None
-) -> DataFrame:
-    """One landing row (file_path, line_number, payload, landed_at) per record of every
-    `*.avro` file directly in `folder` that is not in `loaded` (rows with a `file_path`, e.g. the
-    calling model's table in an incremental run; None reads all); a missing folder is empty."""
-    try:
-        files = spark.read.format("binaryFile").option("pathGlobFilter", CONTAINER_GLOB).load(folder)
-        _ = files.schema  # Spark Connect analyses lazily: a missing folder fails here
-    except AnalysisException:
-        return spark.createDataFrame([], LANDING_SCHEMA)
-    # Filtering on `path` before `content` is selected: loaded files are not even read.
-    files = files_not_loaded(files, F.col("path"), loaded)
-    return files.select("path", "modificationTime", "content").mapInArrow(
+def landed_container_records(files: DataFrame, schema: dict[str, Any]) -> DataFrame:
+    """One landing row (file_path, line_number, payload, landed_at) per record of each landed
+    container file (`files`: file_path, content, landed_at)."""
+    return files.select("file_path", "content", "landed_at").mapInArrow(
         lambda batches: _decode_batches(schema, batches), LANDING_SCHEMA
     )
