@@ -289,8 +289,8 @@ def _freeze(image: dict | None) -> tuple | None:
     return None if image is None else tuple(sorted(image.items()))
 
 
-def _at(epoch_ms: int) -> datetime:
-    return EPOCH + timedelta(milliseconds=epoch_ms)
+def _at(epoch_ms: int | None) -> datetime | None:
+    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
 
 
 def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(landing: Landing, results: dict) -> None:

@@ -276,14 +276,15 @@ def _text_field_of_other_type(variant: Column) -> Column:
     return _is(F.exists(F.array(*types), lambda kind: ~kind.isin("STRING", "VOID")))
 
 
+def _not_one_of(union: Column, branches: tuple[str, ...]) -> Column:
+    """A union (as a map) that is neither null nor one entry under one of `branches`."""
+    return _is(F.when(union.isNotNull(), (_size(union) != 1) | ~F.map_keys(union)[0].isin(*branches)))
+
+
 def _unknown_union_branch(payload: Column) -> Column:
     """A union holds a branch its schema lacks (`from_json` would read it as the null branch)."""
     unions = F.from_json(payload, "struct<" + ", ".join(f"`{name}`: map<string, string>" for name in UNIONS) + ">")
-    bad = [
-        _is(F.when(unions[name].isNotNull(), (_size(unions[name]) != 1) | ~F.map_keys(unions[name])[0].isin(*branches)))
-        for name, branches in UNIONS.items()
-    ]
-    return reduce(operator.or_, bad)
+    return reduce(operator.or_, [_not_one_of(unions[name], branches) for name, branches in UNIONS.items()])
 
 
 def _message_reason(message: Column, payload: Column, names: Column,
