@@ -4,11 +4,17 @@ mutant carrying the outcome the staging must give it.
 A format is described once, by `FormatRules` (where its operation code, names and images are,
 which fields the staging reads and their JSON types, what a missing field means, whether a line
 may be a batch). Mutation classes are strategies built from those rules; `MUTATIONS` maps a class
-name to its strategy factory and `FormatRules.mutations` lists the classes a format takes. The
-Avro formats (oms_avro, dts_avro) add rules whose `serialize` writes Avro records instead of
-JSON text, list the byte-level classes that apply to them (truncated, blank_line, hostile_names,
-wide_image, huge_value, invalid_utf8 inside a string) and add their own class, an unknown union
-branch index, to `MUTATIONS`.
+name to its strategy factory and `FormatRules.mutations` lists the classes a format takes.
+
+The Avro formats (dts_avro, oms_avro) land their records as lines in Avro's JSON encoding and as
+binary container files. Their lines take the JSON classes that apply to a record (truncated,
+blank_line, not_an_object, wrong_type of each field as a whole, missing_field, unknown_operation,
+hostile_names, wide_image, huge_value, invalid_utf8 inside a string, duplicate_key) and
+`unknown_branch`: a union of the record or of a column value under a branch name the schema
+does not have. Their container files (`container_mutants`) hold valid records, one
+per block, then one damaged record: a union index out of range (`unknown_branch_index`) or its
+block cut short (`damaged_container`); the records before it are used, the damage is one
+`invalid_avro_container` row.
 
 Expected outcomes are {message_index: {(disposition, reason), ...}}: message_index None is a line
 that gives no message (a blank line, a batch that is not JSON).
@@ -17,18 +23,24 @@ that gives no message (a blank line, a batch that is not JSON).
 from __future__ import annotations
 
 import copy
+import io
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import fastavro
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from cdc_lakehouse.avro import dts, oms
+from cdc_lakehouse.avro.json_encoding import JsonDatums
+from cdc_lakehouse.generator.formats import dts_avro
+
 Message = dict[str, Any]
-Path = tuple[str, ...]
+Path = tuple[str | int, ...]
 Outcome = tuple[str, str | None]  # (disposition, reason)
 Expected = dict[int | None, frozenset[Outcome]]
 
@@ -100,14 +112,23 @@ class FormatRules:
     mutations: tuple[str, ...]
     root: Callable[[Message], Message] = lambda message: message  # where `fields` are
     serialize: Callable[[Any], str] = dumps
+    mutable: Callable[[Message], bool] = lambda message: True  # a message mutants may copy
+    column_name_key: str | None = None  # images as arrays of entries naming their column by this key
+    object_name: Path | None = None  # "<database>.<table>" in one field (then no "." in a database)
+    unions: Callable[[Message], list[tuple[Path, str]]] | None = None  # (union, its unknown-branch reason)
+    invalid_utf8: Expected | None = None  # when a string with U+FFFD is not used as a value
+    avro_schema: dict[str, Any] | None = None  # records also land as binary container files
 
 
 def get(message: Message, path: Path) -> Any:
     value: Any = message
     for key in path:
-        if not isinstance(value, dict):
+        if isinstance(value, list) and isinstance(key, int) and key < len(value):
+            value = value[key]
+        elif isinstance(value, dict):
+            value = value.get(key)
+        else:
             return None
-        value = value.get(key)
     return value
 
 
@@ -305,9 +326,150 @@ KAFKA_RIVER = FormatRules(
     blank_line=rejected("empty_line", None),
     batches=False,
     mutations=DEBEZIUM.mutations,
+    column_name_key="n",
 )
 
-FORMAT_RULES: dict[str, FormatRules] = {rules.name: rules for rules in (CANAL, CLOUDCANAL, DEBEZIUM, KAFKA_RIVER)}
+AVRO_MUTATIONS = (
+    "truncated", "wrong_type", "missing_field", "unknown_operation", "blank_line", "not_an_object",
+    "wide_image", "huge_value", "invalid_utf8", "duplicate_key", "hostile_names", "unknown_branch",
+)  # fmt: skip
+# Binary container files: records, one per block, then one damaged record (`container_mutants`).
+CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
+
+
+def _image_value_unions(images: tuple[str, ...], inner: Path, reason: str) -> Callable:
+    """The (non-null) unions of every column value of `images` (each an {"array": [...]} union)."""
+
+    def unions(message: Message) -> list[tuple[Path, str]]:
+        paths = [
+            (name, "array", index, *inner)
+            for name in images
+            for index, _ in enumerate(get(message, (name, "array")) or [])
+        ]
+        return [(path, reason) for path in paths if get(message, path) is not None]
+
+    return unions
+
+
+def _add_to_avro_images(value_of: Callable[[Any], dict[str, Any]], type_number: int) -> Callable:
+    """A column appended to `fields` and to every row image, its value wrapped by `value_of`."""
+
+    def add(message: Message, column: str, value: Any) -> None:
+        message["fields"]["array"].append({"name": column, "dataTypeNumber": type_number})
+        for name in ("beforeImages", "afterImages"):
+            if isinstance(message.get(name), dict):
+                message[name]["array"].append(value_of(value))
+
+    return add
+
+
+def _dts_missing(message: Message, path: Path) -> str | None:
+    operation = message.get("operation")
+    if path == ("operation",):
+        return "missing_event_type"
+    if path == ("objectName",):
+        return "missing_database"
+    if operation == "DDL":
+        return "missing_sql" if path == ("afterImages",) else None
+    return {
+        ("fields",): "missing_columns",
+        ("afterImages",): None if operation == "DELETE" else "missing_row_image",
+        ("beforeImages",): {"DELETE": "missing_row_image", "UPDATE": "missing_old_image"}.get(operation),
+    }.get(path)
+
+
+def _dts_unions(message: Message) -> list[tuple[Path, str]]:
+    record = [((name,), "unknown_union_branch") for name in dts.UNIONS if message.get(name) is not None]
+    return record + _image_value_unions(("beforeImages", "afterImages"), (), "unknown_value_type")(message)
+
+
+DTS = FormatRules(
+    name="dts_avro",
+    operation=("operation",),
+    operation_codes=frozenset({*dts.ROW_OPERATIONS, *dts.SCHEMA_OPERATIONS, *dts.CONTROL_OPERATIONS}),
+    fields={
+        ("version",): frozenset({"integer"}), ("id",): frozenset({"integer"}),
+        ("sourceTimestamp",): frozenset({"integer"}), ("source",): frozenset({"object"}),
+        ("objectName",): frozenset({"object"}), ("processTimestamps",): frozenset({"object"}),
+        ("tags",): frozenset({"object"}), ("fields",): frozenset({"object"}),
+        ("beforeImages",): frozenset({"object"}), ("afterImages",): frozenset({"object"}),
+        ("operation",): frozenset({"string"}), ("sourcePosition",): frozenset({"string"}),
+        ("safeSourcePosition",): frozenset({"string"}), ("sourceTxid",): frozenset({"string"}),
+    },  # fmt: skip
+    kind=lambda m: "schema_change" if m.get("operation") == "DDL" else "row_change",
+    missing_reason=_dts_missing,
+    database=("objectName", "string"),
+    table=("objectName", "string"),
+    # A Character value: Avro bytes in the JSON encoding, one code point per UTF-8 byte.
+    add_column=_add_to_avro_images(
+        lambda v: {dts_avro.NAMESPACE + "Character": {"charset": "utf8mb4", "value": v.encode().decode("latin-1")}}, 15
+    ),
+    blank_line=rejected("empty_line"),
+    batches=False,
+    mutations=AVRO_MUTATIONS,
+    column_name_key="name",
+    object_name=("objectName", "string"),
+    unions=_dts_unions,
+    # U+FFFD is not a byte of a Character's bytes.
+    invalid_utf8=rejected("invalid_value"),
+    avro_schema=dts.record_schema(),
+)
+
+
+OMS_OPERATION = ("operation", "com.oceanbase.oms.avro.Operation")
+
+
+def _oms_missing(message: Message, path: Path) -> str | None:
+    operation = get(message, OMS_OPERATION)
+    name = path[0]
+    if name == "operation":
+        return "missing_event_type"
+    if name == "schemaName":
+        return "missing_database"
+    if operation == "DDL":
+        return "missing_sql" if name == "sql" else None
+    return {
+        "tableName": "missing_table", "fields": "missing_fields",
+        "afterImages": None if operation == "DELETE" else "missing_row_image",
+        "beforeImages": None if operation == "INSERT" else "missing_row_image",
+    }.get(name)  # fmt: skip
+
+
+def _oms_unions(message: Message) -> list[tuple[Path, str]]:
+    record = [((name,), "unknown_union_branch") for name in oms.UNION_FIELDS if message.get(name) is not None]
+    return record + _image_value_unions(("beforeImages", "afterImages"), ("value",), "unknown_value_branch")(message)
+
+
+OMS = FormatRules(
+    name="oms_avro",
+    operation=OMS_OPERATION,
+    operation_codes=frozenset(oms.OPERATIONS),
+    fields={
+        ("id",): frozenset({"integer"}), ("total",): frozenset({"integer"}), ("index",): frozenset({"integer"}),
+        **{(name,): frozenset({"object"}) for name in oms.UNION_FIELDS},
+    },  # fmt: skip
+    kind=lambda m: "schema_change" if get(m, OMS_OPERATION) == "DDL" else "row_change",
+    missing_reason=_oms_missing,
+    database=("schemaName", "string"),
+    table=("tableName", "string"),
+    add_column=_add_to_avro_images(
+        lambda v: {"type_info": "STRING", "value": {
+            "com.oceanbase.oms.avro.StringObject": {"charsetName": "utf8mb4", "value": v},
+        }}, 15,
+    ),  # fmt: skip
+    blank_line=rejected("empty_line"),
+    batches=False,
+    mutations=AVRO_MUTATIONS,
+    # Control records carry no row; shard records stay in their (intact) sets.
+    mutable=lambda m: get(m, OMS_OPERATION) not in oms.CONTROL_OPERATIONS and (m.get("total") or 0) < 1,
+    column_name_key="name",
+    unions=_oms_unions,
+    avro_schema=oms.record_schema(),
+)
+
+FORMAT_RULES: dict[str, FormatRules] = {
+    rules.name: rules for rules in (CANAL, CLOUDCANAL, DEBEZIUM, KAFKA_RIVER, DTS, OMS)
+}
 
 
 # -------------------------------------------------------------------------------- mutations
@@ -512,6 +674,8 @@ def invalid_utf8(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy
         column = f"raw_{bad.hex()}"
         rules.add_column(message, column, "a@@BAD@@b")
         line = _line_of(rules, message).replace(b"@@BAD@@", bad)
+        if rules.invalid_utf8 is not None:
+            return Mutant("invalid_utf8", line, rules.invalid_utf8)
         # Java's decoder gives one U+FFFD per bad byte sequence: one or more.
         return Mutant("invalid_utf8", line, used("row_change"), image={column: re.compile("a\ufffd+b")})
 
@@ -553,8 +717,10 @@ def duplicate_key(rules: FormatRules, sources: list[Source]) -> st.SearchStrateg
             column = draw(st.text(alphabet="abc", min_size=1, max_size=3))
             twice = f'{dumps(column)}:"1",{dumps(column)}:"2"'
             line = _line_of(rules, message).replace(b'"@@DUP@@":"x"', twice.encode())
-            if rules.name == "kafka_river_json":  # its columns are an array: repeat `n` in one entry
-                line = _line_of(rules, message).replace(b'"n":"@@DUP@@"', f'"n":"a","n":{dumps(column)}'.encode())
+            if rules.column_name_key:  # columns are an array of entries: repeat the name key in one
+                key = dumps(rules.column_name_key)
+                twice = f'{key}:"a",{key}:{dumps(column)}'
+                line = _line_of(rules, message).replace(f'{key}:"@@DUP@@"'.encode(), twice.encode())
         return Mutant("duplicate_key", line, rejected("duplicate_key"))
 
     return strategy()
@@ -572,17 +738,47 @@ def hostile_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrateg
         source = draw(st.sampled_from(sources))
         message = copy.deepcopy(source.message)
         root = rules.root(message)
-        database, table, column = draw(names), draw(names), draw(names)
-        put(root, rules.database, database)
+        # In "<database>.<table>" (`object_name`) a database's name cannot hold a ".".
+        databases = names.filter(lambda n: "." not in n) if rules.object_name else names
+        database, table, column = draw(databases), draw(names), draw(names)
         facts: dict[str, Any] = {"database_name": database}
-        if get(root, rules.table):  # a database-level DDL keeps its empty table
-            put(root, rules.table, table)
-            facts["table_name"] = table
+        if rules.object_name:
+            has_table = "." in get(root, rules.object_name)
+            put(root, rules.object_name, f"{database}.{table}" if has_table else database)
+            if has_table:
+                facts["table_name"] = table
+        else:
+            put(root, rules.database, database)
+            if get(root, rules.table):  # a database-level DDL keeps its empty table
+                put(root, rules.table, table)
+                facts["table_name"] = table
         image: dict[str, Any] = {}
         if rules.kind(message) == "row_change":
             rules.add_column(message, column, "v")
             image[column] = "v"
         return _mutant(rules, "hostile_names", message, used(rules.kind(message)), facts=facts, image=image)
+
+    return strategy()
+
+
+def unknown_branch(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A union's value under a branch name the schema does not have (Avro's JSON encoding)."""
+    assert rules.unions is not None
+    # No segment of these names is a type of either schema (a branch is matched by its last one).
+    names = st.one_of(
+        st.sampled_from(["com.alibaba.dts.formats.avro.Unknown", "com.oceanbase.oms.avro.Bogus", "Strng", "x"]),
+        st.text(alphabet="qwz_", min_size=1, max_size=8),
+    )
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from([s for s in sources if rules.unions(s.message)])).message)
+        path, reason = draw(st.sampled_from(rules.unions(message)))
+        union = get(message, path)
+        ((_, value),) = union.items()
+        union.clear()
+        union[draw(names)] = value
+        return _mutant(rules, "unknown_branch", message, rejected(reason))
 
     return strategy()
 
@@ -602,10 +798,89 @@ MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
     "non_numeric_number": non_numeric_number,
     "duplicate_key": duplicate_key,
     "hostile_names": hostile_names,
+    "unknown_branch": unknown_branch,
 }
 # How many examples of each class a landing gets: the costly ones (megabytes) few.
 EXAMPLES = {"wide_image": 2, "huge_value": 2, "deep_nesting": 8, "blank_line": 6}
 DEFAULT_EXAMPLES = 12
+
+
+# ------------------------------------------------------------------- binary container files
+
+
+@dataclass(frozen=True)
+class Container:
+    """A binary container file: valid records, one per block, then one damaged record (its block
+    cut short or a union index out of range) that the staging gives as `invalid_avro_container`."""
+
+    mutation: str
+    data: bytes
+    seqs: tuple[int, ...]  # the statement of each valid record, in order
+
+    expected = rejected("invalid_avro_container")
+
+
+def _varint(number: int) -> bytes:
+    """Avro's zig-zag varint of a long."""
+    value, out = (number << 1) ^ (number >> 63), b""
+    while value >= 0x80:
+        out, value = out + bytes([value & 0x7F | 0x80]), value >> 7
+    return out + bytes([value])
+
+
+def _binary(schema: dict[str, Any], datum: Any) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), datum)
+    return out.getvalue()
+
+
+def container_of(schema: dict[str, Any], lines: list[str]) -> tuple[bytes, int]:
+    """A container file of JSON-encoded records, one block each, and where the last block's
+    record bytes start."""
+    datums = JsonDatums(schema)
+    out = io.BytesIO()
+    writer = fastavro.write.Writer(out, fastavro.parse_schema(schema), sync_interval=1)
+    for line in lines:
+        writer.write(datums(json.loads(line)))
+        writer.flush()
+    size = len(_binary(schema, datums(json.loads(lines[-1]))))
+    return out.getvalue(), len(out.getvalue()) - 16 - size  # a block ends with its 16-byte sync marker
+
+
+def damaged_container(
+    rules: FormatRules, sources: list[Source], valid: list[Source], mutation: str
+) -> st.SearchStrategy[Container]:
+    """`valid` records, then a copy of one of `sources` damaged by `mutation`."""
+    schema = rules.avro_schema
+    assert schema is not None
+    unions = [(number, field) for number, field in enumerate(schema["fields"]) if isinstance(field["type"], list)]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Container:
+        source = draw(st.sampled_from(sources))
+        data, start = container_of(schema, [s.line for s in valid] + [source.line])
+        if mutation == "damaged_container":  # cut inside the last block, before its sync marker
+            data = data[: draw(st.integers(start - 1, len(data) - 17))]
+        else:  # a union's branch index (one byte while below 64) past its last branch
+            number, field = draw(st.sampled_from([u for u in unions if source.message.get(u[1]["name"]) is not None]))
+            datum = JsonDatums(schema)(json.loads(source.line))
+            at = start + len(_binary({**schema, "fields": schema["fields"][:number]}, datum))
+            index = draw(st.integers(len(field["type"]), 63))
+            data = data[:at] + _varint(index) + data[at + 1 :]
+        return Container(mutation, data, tuple(s.seq for s in valid))
+
+    return strategy()
+
+
+def container_mutants(
+    rules: FormatRules, sources: list[Source], statements: list[list[Source]], seed: int
+) -> list[Container]:
+    """One damaged container file per statement group of `statements` (each statement's records
+    kept together), the container classes taken in turn."""
+    return [
+        draw_examples(damaged_container(rules, sources, group, CONTAINER_MUTATIONS[number % 2]), 1, seed + number)[0]
+        for number, group in enumerate(statements)
+    ]
 
 
 def draw_examples(strategy: st.SearchStrategy[Any], count: int, seed: int) -> list[Any]:

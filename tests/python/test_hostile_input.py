@@ -1,12 +1,14 @@
 """Bad input never fails a build and is never lost: one build over hostile landed lines.
 
-For every JSON format, valid messages of a generated stream (cdc_lakehouse.generator) are landed
+For every format, valid messages of a generated stream (cdc_lakehouse.generator) are landed
 interleaved with a few hundred hostile lines drawn by hypothesis from mutations of those
 messages (tests/python/hostile_inputs.py: truncated lines, every field with a wrong JSON type,
 missing fields, unknown operation codes, blank lines, non-objects, batches mixing good and bad
 messages, thousands of columns, megabyte values, deep nesting, invalid UTF-8, NaN/Infinity,
-duplicate keys, names made of quotes and SQL). The draw is seeded (SEED), so a failure
-reproduces. ONE `dbt build` (with its data tests) reads them all; then, line by line: every
+duplicate keys, names made of quotes and SQL; for the Avro formats, lines in Avro's JSON
+encoding with unknown union branches too, and binary container files whose last record is
+damaged: a union index out of range or a block cut short). The draw is seeded (SEED), so a
+failure reproduces. ONE `dbt build` (with its data tests) reads them all; then, line by line: every
 line has exactly one outcome per message, hostile lines get the outcome their mutation implies
 (a rejection with its specific reason, or use with their values and names verbatim), and the
 valid messages give exactly the facts the generator expects.
@@ -18,6 +20,7 @@ target.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -30,9 +33,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import fastavro
 import pytest
 from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, Build, file_name, profiles_dir
-from hostile_inputs import FORMAT_RULES, SQL_AND_QUOTES, Mutant, Source, draw_examples, plan
+from hostile_inputs import (
+    CONTAINER_MUTATIONS, FORMAT_RULES, SQL_AND_QUOTES, FormatRules, Mutant, Source, container_mutants,
+    draw_examples, plan,
+)  # fmt: skip
 from hypothesis import strategies as st
 
 from cdc_lakehouse.generator.expected import expected_row_changes, expected_schema_changes
@@ -72,6 +79,11 @@ def _messages(line: str) -> list[dict[str, Any]]:
     return value if isinstance(value, list) else [value]
 
 
+def _sources(rules: FormatRules, lines: list[tuple[int, str]]) -> list[Source]:
+    """The messages of valid (seq, line)s that mutants may copy."""
+    return [Source(seq, line, m) for seq, line in lines for m in _messages(line) if rules.mutable(m)]
+
+
 def write_landing(root: Path) -> Landing:
     statements = list(logical_stream(SEED, STATEMENTS))
     keys = {f"{s.table.database}.{s.table.name}": list(s.table.key) for s in statements if s.table}
@@ -80,18 +92,30 @@ def write_landing(root: Path) -> Landing:
         rules = FORMAT_RULES[name]
         valid: list[tuple[int, str]] = []
         spare: list[Source] = []  # landed only inside mixed batches
+        contained: list[list[Source]] = []  # Avro: statements landed only in container files
         for statement in statements:
             encoded = FORMATS[name].encode(statement)
             if rules.batches and statement.seq % 5 == 4 and len(encoded) == 1 and len(_messages(encoded[0])) == 1:
                 spare.append(Source(statement.seq, encoded[0], _messages(encoded[0])[0]))
+            elif rules.avro_schema and statement.seq % 5 == 4:
+                contained.append([Source(statement.seq, line, json.loads(line)) for line in encoded])
             else:
                 valid += [(statement.seq, line) for line in encoded]
-        sources = [Source(seq, line, message) for seq, line in valid for message in _messages(line)]
+        sources = _sources(rules, valid)
         entries: list[tuple[int | None, bytes, Mutant | None]] = [(seq, line.encode(), None) for seq, line in valid]
         entries += [(None, mutant.line, mutant) for mutant in plan(rules, sources, spare, SEED + 10_000 * number)]
         random.Random(SEED).shuffle(entries)
         folder = root / name
         folder.mkdir(parents=True)
+        containers = container_mutants(rules, sources, contained, SEED + 10_000 * number + 5_000)
+        for part, container in enumerate(containers):
+            file = f"part-{part}.avro"
+            (folder / file).write_bytes(container.data)
+            for index, seq in enumerate(container.seqs, start=1):
+                lines[(name, file, index)] = Line(name, file, index, b"", seq)
+            damaged = len(container.seqs) + 1
+            mutant = Mutant(container.mutation, b"", container.expected)
+            lines[(name, file, damaged)] = Line(name, file, damaged, b"", None, mutant)
         for part in range(FILES_PER_FORMAT):
             file = f"part-{part}.jsonl"
             chunk = entries[part::FILES_PER_FORMAT]
@@ -203,7 +227,7 @@ def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile:
 def test_landing_holds_every_mutation_class_of_every_format(landing: Landing) -> None:
     classes = Counter((line.source_format, line.mutant.mutation) for line in landing.lines.values() if line.mutant)
     for name, rules in FORMAT_RULES.items():
-        for mutation in (*rules.mutations, "wrong_type"):
+        for mutation in (*rules.mutations, "wrong_type", *(CONTAINER_MUTATIONS if rules.avro_schema else ())):
             assert classes[(name, mutation)] >= 1, (name, mutation)
     assert sum(classes.values()) >= 400
 
@@ -247,7 +271,10 @@ def test_every_rejection_is_in_fct_rejected_messages_with_its_reason_and_payload
     assert all(reason not in (None, "") for reason in expected.values())
     for key, row in rejected.items():
         data = landing.lines[key[:3]].data
-        assert row["payload"] == data.decode("utf-8", errors="replace") or not _is_utf8(data), key
+        if key[1].endswith(".avro"):  # the damage in a container file: no record to show
+            assert row["payload"] is None, key
+        else:
+            assert row["payload"] == data.decode("utf-8", errors="replace") or not _is_utf8(data), key
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -262,8 +289,8 @@ def _freeze(image: dict | None) -> tuple | None:
     return None if image is None else tuple(sorted(image.items()))
 
 
-def _at(epoch_ms: int) -> datetime:
-    return EPOCH + timedelta(milliseconds=epoch_ms)
+def _at(epoch_ms: int | None) -> datetime | None:
+    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
 
 
 def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(landing: Landing, results: dict) -> None:
@@ -302,18 +329,19 @@ def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(lan
             for s in line.mutant.valid_messages.values()
         }  # fmt: skip
         assert len(landed) >= STATEMENTS // 2
+        encoder = FORMATS[name]  # its times as the format can carry them
         for statement in sorted(landed):
             want_rows = sorted((
                 (r["operation"], r["database"], r["table"], r["primary_key"], _freeze(r["before_image"]),
                  _freeze(r["after_image"]), tuple(r["changed_columns"]), _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
-                for r in landing.row_changes[statement]
+                for r in map(encoder.expected, landing.row_changes[statement])
             ), key=repr)  # fmt: skip
             if sorted(actual_rows[statement], key=repr) != want_rows:
                 problems.append(f"{name} statement {statement}: rows {actual_rows[statement]} != {want_rows}")
             want_schema = [
                 (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
-                for r in landing.schema_changes[statement]
-            ] if FORMATS[name].carries_ddl else []  # fmt: skip
+                for r in map(encoder.expected, landing.schema_changes[statement])
+            ] if encoder.carries_ddl else []  # fmt: skip
             if actual_schema[statement] != want_schema:
                 problems.append(f"{name} statement {statement}: schema {actual_schema[statement]} != {want_schema}")
     assert problems == [], "\n".join(problems[:20])
@@ -513,8 +541,7 @@ def test_source_freshness_runs_on_the_local_target_and_grades_landing_age(builds
 @pytest.mark.parametrize("name", FORMAT_NAMES)
 def test_mutation_plan_is_reproducible_from_its_seed(name: str) -> None:
     rules = FORMAT_RULES[name]
-    statements = list(logical_stream(SEED, 10))
-    sources = [Source(s.seq, line, m) for s in statements for line in FORMATS[name].encode(s) for m in _messages(line)]
+    sources = _sources(rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)])
     first = [m.line for m in plan(rules, sources, sources[:3], SEED)]
     assert first == [m.line for m in plan(rules, sources, sources[:3], SEED)]
     assert first != [m.line for m in plan(rules, sources, sources[:3], SEED + 1)]
@@ -525,8 +552,7 @@ def test_hostile_lines_are_what_their_class_says(name: str) -> None:
     """Truncated, NaN and too-deep lines are not JSON; duplicate keys repeat a key; a wrong type
     is not a type the field allows; blank lines are blank."""
     rules = FORMAT_RULES[name]
-    statements = list(logical_stream(SEED, 10))
-    sources = [Source(s.seq, line, m) for s in statements for line in FORMATS[name].encode(s) for m in _messages(line)]
+    sources = _sources(rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)])
     for mutant in plan(rules, sources, sources[:3], SEED):
         if mutant.mutation in ("truncated", "non_numeric_number") or (
             mutant.mutation == "deep_nesting" and mutant.expected[0] == {("rejected", "malformed_json")}
@@ -561,3 +587,18 @@ def _repeats_a_key(line: bytes) -> bool:
 def test_draw_examples_is_deterministic() -> None:
     strategy = st.lists(st.text(max_size=5), max_size=4)
     assert draw_examples(strategy, 20, SEED) == draw_examples(strategy, 20, SEED)
+
+
+@pytest.mark.parametrize("name", [name for name in FORMAT_NAMES if FORMAT_RULES[name].avro_schema])
+def test_damaged_container_files_read_to_their_damage_and_no_further(name: str) -> None:
+    """fastavro reads each damaged container's valid records, then fails on the damaged one."""
+    rules = FORMAT_RULES[name]
+    encoded = [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)]
+    groups = [[Source(seq, line, json.loads(line))] for seq, line in encoded[:4]]
+    containers = container_mutants(rules, _sources(rules, encoded), groups, SEED)
+    assert sorted({c.mutation for c in containers}) == sorted(CONTAINER_MUTATIONS)
+    for container, group in zip(containers, groups, strict=True):
+        read: list[Any] = []
+        with pytest.raises(Exception):  # noqa: B017, PT011 - fastavro raises many kinds
+            read.extend(fastavro.reader(io.BytesIO(container.data)))
+        assert len(read) == len(group) == len(container.seqs), container.mutation

@@ -29,6 +29,8 @@ A value that is none of these, or not what its branch says, rejects the message 
 from __future__ import annotations
 
 import json
+import operator
+from functools import reduce
 from importlib import resources
 from typing import Any
 
@@ -46,6 +48,14 @@ CONTROL_OPERATIONS = (
 UTF8_CHARSETS = ("utf8", "utf8mb3", "utf8mb4")
 # Charsets whose bytes are their text read as ISO-8859-1 (canal's text for binary columns).
 BYTE_CHARSETS = ("latin1", "binary")
+
+# The record's unions and their branches (Avro's JSON encoding names a branch by its type).
+UNIONS = {
+    "objectName": ("string",), "processTimestamps": ("array",), "fields": ("string", "array"),
+    "beforeImages": ("string", "array"), "afterImages": ("string", "array"),
+}  # fmt: skip
+# String fields: Spark's parser reads any JSON value given for one as its text.
+TEXT_FIELDS = ("sourcePosition", "safeSourcePosition", "sourceTxid", "operation")
 
 _IMAGE = "struct<`string`: string, `array`: array<map<string, variant>>>"
 # The record in Avro's JSON encoding; only the fields the staging reads are typed.
@@ -260,21 +270,43 @@ def epoch_to_timestamp(epoch: Column) -> Column:
     )
 
 
+def _text_field_of_other_type(variant: Column) -> Column:
+    """A `TEXT_FIELDS` field holds a JSON value other than a string or null."""
+    types = [F.schema_of_variant(F.variant_get(variant, f"$.{name}", "variant")) for name in TEXT_FIELDS]
+    return _is(F.exists(F.array(*types), lambda kind: ~kind.isin("STRING", "VOID")))
+
+
+def _not_one_of(union: Column, branches: tuple[str, ...]) -> Column:
+    """A union (as a map) that is neither null nor one entry under one of `branches`."""
+    return _is(F.when(union.isNotNull(), (_size(union) != 1) | ~F.map_keys(union)[0].isin(*branches)))
+
+
+def _unknown_union_branch(payload: Column) -> Column:
+    """A union holds a branch its schema lacks (`from_json` would read it as the null branch)."""
+    unions = F.from_json(payload, "struct<" + ", ".join(f"`{name}`: map<string, string>" for name in UNIONS) + ">")
+    return reduce(operator.or_, [_not_one_of(unions[name], branches) for name, branches in UNIONS.items()])
+
+
 def _message_reason(message: Column, payload: Column, names: Column,
                     before_reason: Column, after_reason: Column) -> Column:  # fmt: skip
     operation = message["operation"]
     object_name = message["objectName"].getField("string")
     return (
         F.when(payload.isNull(), "invalid_avro_container")
-        .when(F.trim(payload) == "", "empty_line")
+        .when(payload.rlike(r"^\s*$"), "empty_line")
         .when(F.from_json(F.concat(F.lit("["), payload, F.lit("]")), "array<string>").isNull(), "malformed_json")
         .when(F.substring(F.ltrim(payload), 1, 1) != "{", "not_a_json_object")
+        # Spark's parser keeps the last of a repeated key; the strict variant parser rejects it.
+        .when(F.try_parse_json(payload).isNull(), "duplicate_key")
         .when(message["_corrupt_record"].isNotNull(), "invalid_field_type")
+        .when(_text_field_of_other_type(F.try_parse_json(payload)), "invalid_field_type")
+        .when(_unknown_union_branch(payload), "unknown_union_branch")
         .when(F.coalesce(operation, F.lit("")) == "", "missing_event_type")
         .when(~operation.isin(*ROW_OPERATIONS, *SCHEMA_OPERATIONS, *CONTROL_OPERATIONS), "unknown_event_type")
         .when(operation.isin(*CONTROL_OPERATIONS), F.lit(None))
         .when(F.coalesce(F.substring_index(object_name, ".", 1), F.lit("")) == "", "missing_database")
-        .when(operation.isin(*SCHEMA_OPERATIONS), F.lit(None))
+        .when(operation.isin(*SCHEMA_OPERATIONS),
+              F.when(F.coalesce(message["afterImages"].getField("string"), F.lit("")) == "", "missing_sql"))
         .when(~_is(F.instr(object_name, ".") > 0), "missing_table")
         .when(_size(names) <= 0, "missing_columns")
         .when(F.exists(names, lambda name: F.coalesce(name, F.lit("")) == ""), "missing_columns")

@@ -372,14 +372,24 @@ def parse_records(landed: DataFrame) -> DataFrame:
     return landed.withColumn("record", F.from_json("payload", RECORD_TYPE))
 
 
+# Exactly one JSON value (Spark's parser otherwise takes NaN and ignores what follows a value):
+# such a line that the strict variant parser still rejects repeats a key, which Spark's parser
+# would read as its last value.
+ONE_JSON_VALUE = (
+    "coalesce(size(from_json(concat('[', payload, ']'), 'array<string>',"
+    " map('allowNonNumericNumbers', 'false', 'allowSingleQuotes', 'false'))) = 1, false)"
+)
+
+
 def parse_rejection_reason() -> Column:
     """Why a landed line is not a usable record, before its values are decoded."""
     unions = " and ".join(union_is_valid(f"record.{name}", kind) for name, kind in UNION_FIELDS.items())
     return F.expr(f"""case
         when payload is null then 'invalid_avro_container'
-        when trim(payload) = '' then 'empty_line'
+        when payload rlike '^\\\\s*$' then 'empty_line'
         when regexp_extract(payload, '^\\\\s*(.)', 1) != '{{' then
             if(try_parse_json(payload) is null, 'malformed_json', 'not_a_json_object')
+        when try_parse_json(payload) is null and {ONE_JSON_VALUE} then 'duplicate_key'
         when record._corrupt_record is not null then
             if(try_parse_json(payload) is null, 'malformed_json', 'invalid_field_type')
         when not ({unions}) then 'unknown_union_branch'
