@@ -42,3 +42,25 @@
     )
     {%- endif %}
 {%- endmacro %}
+
+
+{#- The changes of `changes` loaded after this fact's newest, one per change_id, that this fact
+    does not hold yet. An exact redelivery repeats a change_id; the first landed copy wins, by
+    landing time, so a copy landed after a run is dropped by the next incremental run as by a
+    full refresh. -#}
+{% macro new_first_landed_changes(changes) -%}
+    select landed.*
+    from (
+        select
+            *,
+            row_number() over (
+                partition by change_id order by landed_at, file_path, line_number, message_index
+            ) as landed_copy
+        from {{ changes }}
+        where {{ loaded_after_this() }}
+    ) as landed
+    {%- if incremental_run() %}
+    left anti join {{ this }} as facts on landed.change_id = facts.change_id
+    {%- endif %}
+    where landed.landed_copy = 1
+{%- endmacro %}
