@@ -1,11 +1,1 @@
-select
-    source_format,
-    file_path,
-    line_number,
-    message_index,
-    disposition,
-    disposition_reason,
-    payload,
-    landed_at,
-    loaded_at
-from {{ ref('base_oms_avro__messages') }}
+{{ message_outcomes(ref('base_oms_avro__messages')) }}
