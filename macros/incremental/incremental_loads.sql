@@ -35,12 +35,7 @@
     {%- if incremental_run() -%}
         {%- set loaded_files = run_query('select distinct file_path from ' ~ this).columns[0].values() -%}
     {%- endif -%}
-    select * from {{ landing }}
-    {%- if loaded_files | length > 0 %}
-    where file_path not in (
-        {%- for file_path in loaded_files %}{{ string_literal(file_path) }}{{ ', ' if not loop.last }}{% endfor -%}
-    )
-    {%- endif %}
+    select * from {{ landing }} where {{ not_in_literals('file_path', loaded_files) }}
 {%- endmacro %}
 
 

@@ -6,44 +6,13 @@
 
 with
 
--- The tables with changes loaded since this model last ran. Each is rebuilt from all its
--- changes, so late and out-of-order changes give the versions a full refresh gives.
-changed_tables as (
-
-    select
-        database_name,
-        table_name,
-        max(loaded_at) as loaded_at
-    from (
-        select
-            database_name,
-            table_name,
-            loaded_at
-        from {{ ref('fct_row_changes') }}
-        where {{ loaded_after_this() }}
-
-        union all
-
-        select
-            database_name,
-            table_name,
-            loaded_at
-        from {{ ref('fct_schema_changes') }}
-        where ddl_kind in ('TRUNCATE', 'DROP') and {{ loaded_after_this() }}
-    )
-    group by database_name, table_name
-
-),
-
 row_changes as (
 
     select
-        changes.*,
+        *,
         {{ primary_key_json('primary_key_columns', 'before_image', 'cast(null as map<string, string>)') }}
             as before_primary_key
-    from {{ ref('fct_row_changes') }} as changes
-    left semi join changed_tables
-        on changes.database_name <=> changed_tables.database_name and changes.table_name <=> changed_tables.table_name
+    from {{ ref('fct_row_changes') }}
 
 ),
 
@@ -62,7 +31,8 @@ row_events as (
         event_at,
         emitted_at,
         source_position,
-        row_index
+        row_index,
+        loaded_at
     from row_changes
     where primary_key is not null
 
@@ -79,9 +49,83 @@ row_events as (
         event_at,
         emitted_at,
         source_position,
-        row_index
+        row_index,
+        loaded_at
     from row_changes
     where operation = 'UPDATE' and before_primary_key != primary_key
+
+),
+
+-- TRUNCATE and DROP end every row of their table that was open at that time.
+table_resets as (
+
+    select
+        database_name,
+        table_name,
+        change_id,
+        ddl_kind,
+        coalesce(event_at, emitted_at) as reset_at,
+        loaded_at
+    from {{ ref('fct_schema_changes') }}
+    where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
+
+),
+
+-- The rows whose versions this run builds: in an incremental run, the rows with changes loaded
+-- since this model last ran and the rows a new TRUNCATE or DROP ends (open at its time), each
+-- rebuilt from all its changes so that late and out-of-order changes give what a full refresh
+-- gives; otherwise every row.
+rebuilt_rows as (
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        loaded_at
+    from row_events
+    where {{ loaded_after_this() }}
+    {%- if incremental_run() %}
+
+    union all
+
+    select
+        versions.database_name,
+        versions.table_name,
+        versions.primary_key,
+        new_resets.loaded_at
+    from {{ this }} as versions
+    inner join (select * from table_resets where {{ loaded_after_this() }}) as new_resets
+        on
+            versions.database_name = new_resets.database_name
+            and versions.table_name = new_resets.table_name
+            and versions.valid_from <= new_resets.reset_at
+            and (versions.valid_to is null or versions.valid_to >= new_resets.reset_at)
+    {%- endif %}
+
+),
+
+rebuilt_tables as (
+
+    select
+        database_name,
+        table_name,
+        max(loaded_at) as loaded_at
+    from rebuilt_rows
+    group by database_name, table_name
+
+),
+
+rebuilt_row_events as (
+
+    select *
+    from row_events
+    {%- if incremental_run() %}
+    left semi join rebuilt_rows
+        on
+            row_events.database_name <=> rebuilt_rows.database_name
+            and row_events.table_name <=> rebuilt_rows.table_name
+            and row_events.primary_key = rebuilt_rows.primary_key
+    {%- endif %}
 
 ),
 
@@ -101,7 +145,7 @@ sequenced as (
         lead(change_id) over row_history as next_change_id,
         lead(operation) over row_history as next_operation,
         lead(coalesce(event_at, emitted_at)) over row_history as next_changed_at
-    from row_events
+    from rebuilt_row_events
     window row_history as (
         partition by database_name, table_name, primary_key
         order by {{ row_change_order() }}
@@ -187,24 +231,6 @@ version_images as (
 
 ),
 
--- TRUNCATE and DROP end every row of their table that was open at that time.
-table_resets as (
-
-    select
-        schema_changes.database_name,
-        schema_changes.table_name,
-        schema_changes.change_id,
-        schema_changes.ddl_kind,
-        coalesce(schema_changes.event_at, schema_changes.emitted_at) as reset_at
-    from {{ ref('fct_schema_changes') }} as schema_changes
-    left semi join changed_tables
-        on
-            schema_changes.database_name <=> changed_tables.database_name
-            and schema_changes.table_name <=> changed_tables.table_name
-    where schema_changes.ddl_kind in ('TRUNCATE', 'DROP') and schema_changes.table_name is not null
-
-),
-
 versions as (
 
     select
@@ -256,13 +282,40 @@ select
     versions.operation as opened_by_operation,
     coalesce(first_resets.reset.change_id, versions.next_change_id) as closed_by_change_id,
     coalesce(first_resets.reset.ddl_kind, versions.next_operation) as closed_by_operation,
-    changed_tables.loaded_at
+    rebuilt_tables.loaded_at
 from versions
-inner join changed_tables
-    on versions.database_name <=> changed_tables.database_name and versions.table_name <=> changed_tables.table_name
+inner join rebuilt_tables
+    on versions.database_name <=> rebuilt_tables.database_name and versions.table_name <=> rebuilt_tables.table_name
 left join first_resets
     on
         versions.database_name = first_resets.database_name
         and versions.table_name = first_resets.table_name
         and versions.primary_key = first_resets.primary_key
         and versions.change_number = first_resets.change_number
+{%- if incremental_run() and config.get('incremental_strategy') == 'insert_overwrite' %}
+
+-- An overwritten partition is written whole: its other rows keep the versions they have.
+union all
+
+select
+    kept.database_name,
+    kept.table_name,
+    kept.primary_key,
+    kept.row_image,
+    kept.valid_from,
+    kept.valid_to,
+    kept.is_current,
+    kept.opened_by_change_id,
+    kept.opened_by_operation,
+    kept.closed_by_change_id,
+    kept.closed_by_operation,
+    kept.loaded_at
+from {{ this }} as kept
+left semi join rebuilt_tables
+    on kept.database_name <=> rebuilt_tables.database_name and kept.table_name <=> rebuilt_tables.table_name
+left anti join rebuilt_rows
+    on
+        kept.database_name <=> rebuilt_rows.database_name
+        and kept.table_name <=> rebuilt_rows.table_name
+        and kept.primary_key = rebuilt_rows.primary_key
+{%- endif %}

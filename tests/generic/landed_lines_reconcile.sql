@@ -1,16 +1,27 @@
 {#- Every landed line of the format is accounted for, file by file: the reconciliation mart
     counts the same lines as the landing source. An Avro format's binary container files are
-    landed by a model (`container_records`, one row per record), counted like lines. -#}
+    landed by a model (`container_records`, one row per record), counted like lines. Files that
+    passed in an earlier build are not read again (see data_tests_passed_until). -#}
 {% test landed_lines_reconcile(model, source_format, container_records=none) %}
+
+{%- set reconciliation = ref('fct_message_reconciliation') -%}
+{%- set passed_until = data_tests_passed_until() -%}
+{%- set passed_files = [] -%}
+{%- if passed_until is not none -%}
+    {%- set passed_files = run_query(
+        'select file_path from ' ~ reconciliation ~ ' where source_format = ' ~ string_literal(source_format)
+        ~ ' and loaded_at <= timestamp_micros(' ~ passed_until | int ~ ')'
+    ).columns[0].values() -%}
+{%- endif %}
 
 with
 
 landed_rows as (
 
-    select file_path from {{ model }}
+    select file_path from {{ model }} where {{ not_in_literals('file_path', passed_files) }}
     {%- if container_records %}
     union all
-    select file_path from {{ container_records }}
+    select file_path from {{ container_records }} where {{ not_in_literals('file_path', passed_files) }}
     {%- endif %}
 
 ),
@@ -30,8 +41,8 @@ reconciled as (
     select
         file_path,
         landed_lines
-    from {{ ref('fct_message_reconciliation') }}
-    where source_format = {{ string_literal(source_format) }}
+    from {{ reconciliation }}
+    where source_format = {{ string_literal(source_format) }} and {{ not_in_literals('file_path', passed_files) }}
 
 )
 

@@ -7,7 +7,7 @@ format, so every part after the first holds changes older than some already buil
 for the replicas). An OMS shard set split across two files stays in one part: a set whose
 pieces land in different runs is rejected as incomplete_shards (README, incremental runs). On one warehouse:
 
-1. part 1, `dbt build` of seeds and models (creates every table);
+1. part 1, `dbt build` (creates every table; every data test passes);
 2. part 2, `dbt run` killed (SIGKILL to dbt and its JVM) once the base models have loaded
    part 2 and before the facts hold it: a crash between models;
 3. `dbt run`: catches up the killed run;
@@ -15,7 +15,8 @@ pieces land in different runs is rejected as incomplete_shards (README, incremen
 5. `dbt run` with no new data;
 6. `dbt run --full-refresh` over everything.
 
-Step 4 is a whole build, so the data tests (reconciliation included) run on incremental state.
+Step 4 is a whole build, so the data tests (reconciliation included) run on incremental state;
+they read what was loaded since step 1, the last build whose data tests all passed: parts 2 and 3.
 
 The marts are read after steps 4, 5 and 6. `loaded_at` (when a row was loaded) is the only
 column that may differ between incremental and full-refresh builds.
@@ -60,6 +61,7 @@ class Runs:
     redelivered: tuple[Path, Path]  # (original, copy)
     killed_output: str  # dbt's output up to the kill
     after_part_3: dict[str, list[dict[str, Any]]]
+    after_part_3_tests: dict[str, str]  # the compiled SQL of step 4's data tests, by name
     rerun: dict[str, list[dict[str, Any]]]  # the marts and the base tables
     full_refresh: dict[str, list[dict[str, Any]]]
 
@@ -155,7 +157,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
 
     try:
         landed = [_land(parts[0], generated, landing)]
-        run(["build", "--resource-type", "seed", "--resource-type", "model"])
+        run(BUILD_WITHOUT_UNIT_TESTS)
         landed.append(_land(parts[1], generated, landing))
         killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
         run(["run"])
@@ -163,10 +165,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         original = next(path for path in landed[0] if path.parent.name == REDELIVERED_FORMAT)
         copy = original.with_name(REDELIVERED_NAME)
         shutil.copy(original, copy)  # a new file: landed now
-        after_part_3 = run(BUILD_WITHOUT_UNIT_TESTS).marts()
+        build_after_part_3 = run(BUILD_WITHOUT_UNIT_TESTS)
+        after_part_3 = build_after_part_3.marts()
+        manifest = json.loads((build_after_part_3.target_dir / "manifest.json").read_text())
+        after_part_3_tests = {
+            node["name"]: node["compiled_code"] for node in manifest["nodes"].values() if node["resource_type"] == "test"
+        }
         rerun = {name: table["rows"] for name, table in run(["run"]).tables(MARTS + BASE_TABLES).items()}
         full_refresh = run(["run", "--full-refresh"]).marts()
-        yield Runs(landing, landed, (original, copy), killed_output, after_part_3, rerun, full_refresh)
+        yield Runs(landing, landed, (original, copy), killed_output, after_part_3, after_part_3_tests, rerun, full_refresh)
     finally:
         for build in steps:
             build.stop()
@@ -238,3 +245,20 @@ def test_same_file_landed_twice_gives_no_duplicate_row_changes(runs: Runs) -> No
     assert len({row["change_id"] for row in row_changes}) == len(row_changes)
     from_original = [row for row in row_changes if row["file_path"] == original]
     assert len(from_original) >= reconciled[original]["row_change_messages"]
+
+
+def _compiled_test(runs: Runs, prefix: str) -> str:
+    (sql,) = [sql for name, sql in runs.after_part_3_tests.items() if name.startswith(prefix)]
+    return sql
+
+
+def test_a_build_tests_what_was_loaded_since_the_data_tests_last_passed(runs: Runs) -> None:
+    # Step 1's data tests all passed; steps 2 and 3 ran no test: step 4 tests parts 2 and 3.
+    reconcile = _compiled_test(runs, "source_landed_lines_reconcile_canal_json")
+    assert all(f"'{_uri(path)}'" in reconcile for path in runs.parts[0] if path.parent.name == "canal_json")
+    assert not [path for path in runs.parts[1] + runs.parts[2] if _uri(path) in reconcile]
+    newer_rows = re.compile(r"loaded_at > timestamp_micros\(\d+\)")
+    assert newer_rows.search(_compiled_test(runs, "not_null_fct_row_changes_change_id"))
+    assert newer_rows.search(_compiled_test(runs, "assert_row_change_messages_reach_the_fact"))
+    # New rows must not repeat old ones: uniqueness tests read the whole model.
+    assert not newer_rows.search(_compiled_test(runs, "unique_fct_row_changes_change_id"))

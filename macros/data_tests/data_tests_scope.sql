@@ -1,0 +1,66 @@
+{#- A `dbt build` tests what it loaded: its data tests read the rows loaded since the last build
+    in which every data test ran and passed (the time that build ended is kept in a table of the
+    target schema). `dbt test`, a full refresh and the build after a failed one test every row. -#}
+{% macro data_tests_passed_relation() -%}
+    {{ return(api.Relation.create(schema=target.schema, identifier='data_tests_passed', type='table')) }}
+{%- endmacro %}
+
+
+{#- When every row loaded before it had passed every data test, as unix microseconds; none when
+    this invocation's data tests read every row. -#}
+{% macro data_tests_passed_until() -%}
+    {%- if not (execute and flags.WHICH == 'build' and not flags.FULL_REFRESH and flags.INTROSPECT is not false) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set passed = data_tests_passed_relation() -%}
+    {%- if adapter.get_relation(database=passed.database, schema=passed.schema, identifier=passed.identifier) is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(run_query('select unix_micros(max(passed_until)) from ' ~ passed).columns[0].values()[0]) }}
+{%- endmacro %}
+
+
+{#- A data test's filter on the rows it reads: those loaded since the data tests last passed. -#}
+{% macro loaded_since_data_tests_passed(loaded_at='loaded_at') -%}
+    {%- set passed_until = data_tests_passed_until() -%}
+    {%- if passed_until is none -%}
+        true
+    {%- else -%}
+        {{ loaded_at }} > timestamp_micros({{ passed_until | int }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- on-run-end: after a `dbt build` in which every data test of the project ran and passed, every
+    row loaded so far has been tested. -#}
+{% macro record_data_tests_passed(results) %}
+    {%- if execute and flags.WHICH == 'build' -%}
+        {%- set passed = results | selectattr('status', 'equalto', 'pass') | map(attribute='node.unique_id') | list -%}
+        {%- set data_tests = graph.nodes.values() | selectattr('resource_type', 'equalto', 'test') | map(attribute='unique_id') -%}
+        {%- if data_tests | reject('in', passed) | list | length == 0 -%}
+            {%- set relation = data_tests_passed_relation() -%}
+            {%- do run_query('drop table if exists ' ~ relation) -%}
+            {%- do run_query('create table ' ~ relation ~ ' as select current_timestamp() as passed_until') -%}
+        {%- endif -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
+
+
+{#- Generic tests read the rows of their model loaded since the data tests last passed (`model`
+    is wrapped by this macro), but for uniqueness tests, which compare new rows with old ones, and
+    models without `loaded_at`. A test's own `where` config still applies. -#}
+{% macro sparkpy__get_where_subquery(relation) -%}
+    {%- set filters = [] -%}
+    {%- if config.get('where') -%}
+        {%- do filters.append(config.get('where')) -%}
+    {%- endif -%}
+    {%- set tested = graph.nodes.get(model.attached_node) if model.attached_node else none -%}
+    {%- if tested and 'loaded_at' in tested.columns and model.test_metadata.name not in ('unique', 'unique_combination') -%}
+        {%- do filters.append(loaded_since_data_tests_passed()) -%}
+    {%- endif -%}
+    {%- if filters | reject('equalto', 'true') | list -%}
+        {{ return('(select * from ' ~ relation ~ ' where ' ~ filters | join(' and ') ~ ') dbt_subquery') }}
+    {%- endif -%}
+    {{ return(relation) }}
+{%- endmacro %}
