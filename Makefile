@@ -74,4 +74,4 @@ thrift-down:
 	scripts/thrift_server.sh down
 
 clean:
-	rm -rf .spark .thrift target logs $(INSTALLED)
+	rm -rf .spark .thrift target logs $(INSTALLED) $(INSTALLED35)
