@@ -3,8 +3,12 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
+# Spark 3.5 (Databricks LTS runtimes) in a venv of its own, with the pandas/NumPy/Arrow it supports.
+VENV35 := .venv-spark35
+INSTALLED35 := $(VENV35)/.installed
+SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarrow~=17.0'
 
-.PHONY: setup browser demo test lint pytest docs bench thrift-up thrift-down clean
+.PHONY: setup browser demo test test-spark35 lint pytest docs bench thrift-up thrift-down clean
 
 setup: $(INSTALLED) profiles.yml
 
@@ -17,6 +21,12 @@ $(INSTALLED): pyproject.toml $(shell find src -type f -not -path '*/__pycache__/
 	$(BIN)/pip install --quiet '.[dev]'
 	touch $@
 
+$(INSTALLED35): pyproject.toml $(shell find src -type f -not -path '*/__pycache__/*')
+	test -x $(VENV35)/bin/python || $(PYTHON) -m venv $(VENV35)
+	$(VENV35)/bin/pip install --quiet --upgrade pip
+	$(VENV35)/bin/pip install --quiet '.[dev]' $(SPARK35_PINS)
+	touch $@
+
 profiles.yml:
 	cp profiles.example.yml profiles.yml
 
@@ -24,7 +34,12 @@ demo: setup
 	$(BIN)/dbt build
 	$(BIN)/dbt docs generate
 
-test: setup lint pytest
+# Then the second run, on Spark 3.5: 20 min on a loaded 2-core machine (README "Spark version").
+test: setup lint pytest test-spark35
+
+# The end-to-end and local equivalence tests again on Spark 3.5 (no Thrift target there).
+test-spark35: $(INSTALLED35) profiles.yml
+	$(VENV35)/bin/pytest tests/python/test_end_to_end.py tests/python/test_format_equivalence.py
 
 # The docs site test drives Debian's Chromium through its ChromeDriver; installed when missing
 # (CI runs as root on a fresh Debian machine; elsewhere through sudo).
@@ -60,4 +75,4 @@ thrift-down:
 	scripts/thrift_server.sh down
 
 clean:
-	rm -rf .spark .thrift target logs $(INSTALLED)
+	rm -rf .spark .thrift target logs $(INSTALLED) $(INSTALLED35)

@@ -1,7 +1,14 @@
 {#- Row images arrive as JSON objects whose values may be strings, numbers, booleans or nested
     JSON. Variant keeps a number's exact value (a string cast would round it through a double). -#}
 {% macro json_image_type() -%}
-    map<string, variant>
+    map<string, {{ json_value_type() }}>
+{%- endmacro %}
+
+
+{#- Spark 3.5 has no variant: a value is read as its JSON text, exact once json_exact_numbers
+    has quoted fractional numbers. -#}
+{% macro json_value_type() -%}
+    {{ 'variant' if spark_supports_variant() else 'string' }}
 {%- endmacro %}
 
 

@@ -1,23 +1,90 @@
 {#- Why a message parsed with an explicit schema (one holding _corrupt_record) is unusable: not
     exactly one JSON value, not an object, a key given twice, or a field of the wrong JSON type.
     NULL when usable. Spark's parser keeps the last of a repeated key and reads an object, array,
-    number or boolean given for a string field as its text, so the strict variant parser judges
-    repeated keys and `text_fields` (the strings a message is read by) have their types checked apart. -#}
+    number or boolean given for a string field as its text, so repeated keys and `text_fields`
+    (the strings a message is read by) are checked apart. -#}
 {% macro json_object_rejection_reason(message_json, parsed, text_fields) -%}
     case
         when not {{ is_one_json_value(message_json) }} then 'malformed_json'
         when {{ json_opening_char(message_json) }} != '{' then 'not_a_json_object'
-        when try_parse_json({{ message_json }}) is null then 'duplicate_key'
+        when {{ json_has_duplicate_key(message_json) }} then 'duplicate_key'
         when {{ parsed }}._corrupt_record is not null then 'invalid_field_type'
-        when exists(
+        when {{ json_text_field_of_other_type(message_json, text_fields) }} then 'invalid_field_type'
+    end
+{%- endmacro %}
+
+
+{#- Spark's parser keeps the last of a repeated key; Spark 4's strict variant parser rejects it.
+    Spark 3.5 compares the keys of each object in the text's key skeleton, innermost objects first. -#}
+{% macro json_has_duplicate_key(json) -%}
+    {%- if spark_supports_variant() -%}
+        try_parse_json({{ json }}) is null
+    {%- else -%}
+        aggregate(
+            -- A pass per nesting level: the innermost objects' keys are compared, then the objects dropped.
+            sequence(1, least(1000, greatest(1, length({{ json }}) - length(replace({{ json }}, '{', ''))))),
+            named_struct('rest', {{ json_key_skeleton(json) }}, 'repeated', false),
+            (state, level) -> if(
+                state.repeated or instr(state.rest, '{') = 0,
+                state,
+                named_struct(
+                    'rest', regexp_replace(state.rest, '\\{[^{}]*\\}', ''),
+                    'repeated', exists(
+                        regexp_extract_all(state.rest, '\\{[^{}]*\\}', 0),
+                        object -> size(array_distinct(regexp_extract_all(object, 'k[0-9A-F]*;', 0)))
+                            != size(regexp_extract_all(object, 'k[0-9A-F]*;', 0))
+                    )
+                )
+            ),
+            state -> state.repeated
+        )
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- The text's braces and object keys only, each key as k<hex of its text>; (values dropped). -#}
+{% macro json_key_skeleton(json) -%}
+    array_join(
+        transform(
+            regexp_extract_all({{ json_escapes_set_aside(json) }}, '"[^"]*"\\s*:|"[^"]*"|[{}]', 0),
+            token -> case
+                when token in ('{', '}') then token
+                when token rlike ':$' then concat('k', hex(regexp_extract(token, '^"([^"]*)"', 1)), ';')
+                else ''
+            end
+        ),
+        ''
+    )
+{%- endmacro %}
+
+
+{#- Spark's parser reads an object, array, number or boolean given for a string field as its text.
+    Spark 3.5 re-parses a field whose text looks like one, typed as what it looks like. -#}
+{% macro json_text_field_of_other_type(json, text_fields) -%}
+    {%- if spark_supports_variant() -%}
+        exists(
             array(
                 {%- for field in text_fields %}
-                variant_get(try_parse_json({{ message_json }}), '$.{{ field }}'){{ ',' if not loop.last }}
+                variant_get(try_parse_json({{ json }}), '$.{{ field }}'){{ ',' if not loop.last }}
                 {%- endfor %}
             ),
             value -> schema_of_variant(value) not in ('STRING', 'VOID')
-        ) then 'invalid_field_type'
-    end
+        )
+    {%- else -%}
+        (
+            {%- for field in text_fields %}
+            {{ 'or ' if not loop.first }}coalesce(try_element_at(transform(
+                array(get_json_object({{ json }}, '$.{{ field }}')),
+                text -> case
+                    when startswith(text, '{') then {{ json_field_has_type(json, field, 'struct<>') }}
+                    when startswith(text, '[') then {{ json_field_has_type(json, field, 'array<string>') }}
+                    when text in ('true', 'false') then {{ json_field_has_type(json, field, 'boolean') }}
+                    when text rlike '^-?[0-9]' then {{ json_field_has_type(json, field, 'double') }}
+                end
+            ), 1), false)
+            {%- endfor %}
+        )
+    {%- endif -%}
 {%- endmacro %}
 
 

@@ -24,7 +24,7 @@
                 when {{ is_blank('payload') }} then null
                 -- A batch that is not one JSON array (e.g. two run together) gives no message.
                 when is_batch and not {{ is_one_json_value('payload') }} then null
-                when is_batch then from_json(payload, 'array<string>')
+                when is_batch then from_json({{ json_exact_numbers('payload') }}, 'array<string>')
                 else array(payload)
             end as messages
         from (select *, {{ json_opening_char('payload') }} = '[' as is_batch from {{ lines }})

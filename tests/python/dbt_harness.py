@@ -32,10 +32,10 @@ from urllib.parse import urlparse
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-# The repo's own venv (make setup); a worktree without one uses the venv running pytest.
-DBT = REPO / ".venv" / "bin" / "dbt"
+# The dbt of the venv running pytest (.venv, or .venv-spark35 for `make test-spark35`), else the repo's.
+DBT = Path(sys.executable).with_name("dbt")
 if not DBT.exists():
-    DBT = Path(sys.executable).with_name("dbt")
+    DBT = REPO / ".venv" / "bin" / "dbt"
 SCHEMA = "cdc"
 MARTS = (
     "fct_row_changes", "fct_schema_changes", "fct_rejected_messages", "fct_message_reconciliation",

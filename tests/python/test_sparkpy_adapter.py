@@ -102,6 +102,20 @@ def test_default_submission_method_choice() -> None:
     assert "job_cluster" in helpers
 
 
+def test_spark_version_is_asked_once_per_run() -> None:
+    adapter = _adapter(_creds())
+    asked = []
+
+    def execute(sql: str, fetch: bool = False) -> tuple[None, SimpleNamespace]:
+        asked.append((sql, fetch))
+        return None, SimpleNamespace(rows=[("3.5.9 6f4a8e2",)])
+
+    adapter.execute = execute  # type: ignore[method-assign]
+    assert adapter.spark_version() == "3.5.9 6f4a8e2"
+    assert adapter.spark_version() == "3.5.9 6f4a8e2"
+    assert asked == [("select version()", True)]
+
+
 def test_session_seed_bindings_are_sql_literals() -> None:
     render = SparkpySessionConnectionWrapper._fix_binding
     assert render(None) == "NULL"  # dbt-spark gives the text 'None'

@@ -1,5 +1,5 @@
 {#- The KafkaRiverCanal message (003). `v` and `origin_val` are strings in the document; parsed as
-    variant so that a JSON number or boolean there keeps its exact value (see json_image_type). -#}
+    json_value_type so that a JSON number or boolean there keeps its exact value. -#}
 {% macro kafka_river_json_message_schema() -%}
     struct<
         `binlog`: string,
@@ -11,10 +11,10 @@
         `columns`: array<struct<
             `n`: string,
             `t`: string,
-            `v`: variant,
+            `v`: {{ json_value_type() }},
             `null`: boolean,
             `updated`: boolean,
-            `origin_val`: variant
+            `origin_val`: {{ json_value_type() }}
         >>,
         `keys`: array<string>,
         `_corrupt_record`: string

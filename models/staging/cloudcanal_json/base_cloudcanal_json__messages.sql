@@ -18,7 +18,7 @@ parsed as (
 
     select
         *,
-        from_json(message_json, '{{ cloudcanal_json_message_schema() }}') as message
+        from_json({{ json_exact_numbers('message_json') }}, '{{ cloudcanal_json_message_schema() }}') as message
     from messages
 
 ),

@@ -26,9 +26,7 @@ messages as (
         payload,
         payload as message_json,
         {{ is_blank('payload') }} or trim(payload) = 'null' as is_tombstone,
-        coalesce(
-            schema_of_variant(variant_get(try_parse_json(payload), '$.payload')) like 'OBJECT%', false
-        ) as is_wrapped
+        coalesce({{ json_field_is_object('payload', 'payload') }}, false) as is_wrapped
     from landed_lines
 
 ),
@@ -37,8 +35,8 @@ parsed as (
 
     select
         *,
-        from_json(message_json, '{{ debezium_json_envelope_schema() }}') as envelope,
-        from_json(message_json, '{{ debezium_json_payload_schema() }}') as bare_payload
+        from_json({{ json_exact_numbers('message_json') }}, '{{ debezium_json_envelope_schema() }}') as envelope,
+        from_json({{ json_exact_numbers('message_json') }}, '{{ debezium_json_payload_schema() }}') as bare_payload
     from messages
 
 ),

@@ -24,7 +24,7 @@ parsed as (
 
     select
         *,
-        from_json(message_json, '{{ kafka_river_json_message_schema() }}') as message
+        from_json({{ json_exact_numbers('message_json') }}, '{{ kafka_river_json_message_schema() }}') as message
     from messages
 
 ),

@@ -37,6 +37,8 @@ from typing import Any
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from cdc_lakehouse import spark_json
+
 NAME = "dts_avro"
 ROW_OPERATIONS = ("INSERT", "UPDATE", "DELETE")
 SCHEMA_OPERATIONS = ("DDL",)
@@ -57,7 +59,7 @@ UNIONS = {
 # String fields: Spark's parser reads any JSON value given for one as its text.
 TEXT_FIELDS = ("sourcePosition", "safeSourcePosition", "sourceTxid", "operation")
 
-_IMAGE = "struct<`string`: string, `array`: array<map<string, variant>>>"
+_IMAGE = f"struct<`string`: string, `array`: array<map<string, {spark_json.value_type()}>>>"
 # The record in Avro's JSON encoding; only the fields the staging reads are typed.
 MESSAGE_SCHEMA = (
     "struct<"
@@ -124,7 +126,7 @@ def _fraction(micros: Column) -> Column:
 def datetime_text(value: Column, prefix: str) -> tuple[Column, Column]:
     """(text, is_valid) of a DateTime record at `prefix` of a variant (parts are int unions)."""
     def part(name: str) -> Column:
-        return F.try_variant_get(value, f"{prefix}.{name}.int", "int")
+        return spark_json.get(value, f"{prefix}.{name}.int", "int")
 
     year, month, day = part("year"), part("month"), part("day")
     hour, minute, second, micros = part("hour"), part("minute"), part("second"), part("millis")
@@ -159,7 +161,7 @@ def union_branch(item: Column) -> Column:
         item.alias("item"),
         F.regexp_extract(F.try_element_at(F.map_keys(item), F.lit(1)), r"([^.]*)$", 1).alias("branch"),
         value.alias("value"),
-        F.try_variant_get(value, "$.value", "string").alias("raw"),
+        spark_json.get(value, "$.value", "string").alias("raw"),
     )
 
 
@@ -169,12 +171,12 @@ def value_text(union: Column) -> Column:
     item, branch, value, raw = union["item"], union["branch"], union["value"], union["raw"]
 
     def get(path: str, target: str = "string") -> Column:
-        return F.try_variant_get(value, path, target)
+        return spark_json.get(value, path, target)
 
     bytes_ok = _byte_string_ok(raw)
     charset = F.lower(get("$.charset"))
     # encode() fails on code points above U+00FF, so it only runs on checked byte strings.
-    utf8_text = F.when(bytes_ok, F.try_validate_utf8(F.encode(raw, "ISO-8859-1").cast("string")))
+    utf8_text = F.when(bytes_ok, spark_json.utf8_text(F.encode(raw, "ISO-8859-1")))
     character_text = (
         F.when(charset.isin(*UTF8_CHARSETS), utf8_text)
         .when(charset.isin(*BYTE_CHARSETS), raw)
@@ -270,12 +272,6 @@ def epoch_to_timestamp(epoch: Column) -> Column:
     )
 
 
-def _text_field_of_other_type(variant: Column) -> Column:
-    """A `TEXT_FIELDS` field holds a JSON value other than a string or null."""
-    types = [F.schema_of_variant(F.variant_get(variant, f"$.{name}", "variant")) for name in TEXT_FIELDS]
-    return _is(F.exists(F.array(*types), lambda kind: ~kind.isin("STRING", "VOID")))
-
-
 def _not_one_of(union: Column, branches: tuple[str, ...]) -> Column:
     """A union (as a map) that is neither null nor one entry under one of `branches`."""
     return _is(F.when(union.isNotNull(), (_size(union) != 1) | ~F.map_keys(union)[0].isin(*branches)))
@@ -296,10 +292,11 @@ def _message_reason(message: Column, payload: Column, names: Column,
         .when(payload.rlike(r"^\s*$"), "empty_line")
         .when(F.from_json(F.concat(F.lit("["), payload, F.lit("]")), "array<string>").isNull(), "malformed_json")
         .when(F.substring(F.ltrim(payload), 1, 1) != "{", "not_a_json_object")
-        # Spark's parser keeps the last of a repeated key; the strict variant parser rejects it.
-        .when(F.try_parse_json(payload).isNull(), "duplicate_key")
+        # Spark's parser keeps the last of a repeated key and reads any JSON value given for a
+        # string field as its text.
+        .when(F.expr(spark_json.has_duplicate_key("payload")), "duplicate_key")
         .when(message["_corrupt_record"].isNotNull(), "invalid_field_type")
-        .when(_text_field_of_other_type(F.try_parse_json(payload)), "invalid_field_type")
+        .when(F.expr(spark_json.text_field_of_other_type("payload", TEXT_FIELDS)), "invalid_field_type")
         .when(_unknown_union_branch(payload), "unknown_union_branch")
         .when(F.coalesce(operation, F.lit("")) == "", "missing_event_type")
         .when(~operation.isin(*ROW_OPERATIONS, *SCHEMA_OPERATIONS, *CONTROL_OPERATIONS), "unknown_event_type")
@@ -362,7 +359,7 @@ def decode_messages(landed: DataFrame) -> DataFrame:
         ).alias("disposition_reason"),
         message["id"].cast("string").alias("message_id"),
         F.nullif(F.substring_index(object_name, ".", 1), F.lit("")).alias("database_name"),
-        F.when(F.instr(object_name, ".") > 0, F.substring(object_name, F.instr(object_name, ".") + 1, 1 << 30))
+        F.when(F.instr(object_name, ".") > 0, object_name.substr(F.instr(object_name, ".") + 1, F.lit(1 << 30)))
         .alias("table_name"),
         operation.alias("event_type"),
         epoch_to_timestamp(message["sourceTimestamp"]).alias("event_at"),

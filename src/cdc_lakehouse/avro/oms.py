@@ -30,6 +30,8 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, StringType
 
+from cdc_lakehouse import spark_json
+
 SOURCE_FORMAT = "oms_avro"
 SCHEMA_PATH = Path(__file__).with_name("schemas") / "oms_record.avsc"
 
@@ -38,7 +40,7 @@ CONTROL_OPERATIONS = ("BEGIN", "COMMIT", "HEARTBEAT")
 OPERATIONS = (*ROW_OPERATIONS, "DDL", *CONTROL_OPERATIONS)
 
 # One ColumnValue: its value union as branch name -> value (variant keeps any JSON value exact).
-IMAGE_TYPE = "array<struct<`type_info`: string, `value`: map<string, variant>>>"
+IMAGE_TYPE = f"array<struct<`type_info`: string, `value`: map<string, {spark_json.value_type()}>>>"
 
 # The AvroRecord in Avro's JSON encoding: each union field as a one-entry map.
 RECORD_TYPE = f"""struct<
@@ -155,9 +157,7 @@ def decimal_text(value: str, scale: str) -> str:
 
 
 def _get(value: str, path: str, type_: str) -> str:
-    return f"try_variant_get({value}, '$.{path}', '{type_}')" if path else (
-        f"try_variant_get({value}, '$', '{type_}')"
-    )
+    return spark_json.get_sql(value, f"$.{path}" if path else "$", type_)
 
 
 def column_value(cv: str, wkt: str) -> str:
@@ -177,7 +177,7 @@ def column_value(cv: str, wkt: str) -> str:
     date_ok = f"{year} between 0 and 9999 and {month} between 0 and 12 and {day} between 0 and 31"
     clock_ok = f"{minutes} between 0 and 59 and {seconds} between 0 and 59 and coalesce({nanos}, 0) between 0 and 999999999"
     epoch, zone = _get(v, "seconds", "bigint"), f"coalesce({_get(v, 'timezone.string', 'string')}, 'UTC')"
-    zone_ok = f"try_reflect('java.time.ZoneId', 'of', {zone}) is not null"
+    zone_ok = spark_json.zone_is_valid(zone)
     bits = _get(v, "value", "string")
     srid, wkb = _get(v, "srid", "int"), f"encode({_get(v, 'wkb', 'string')}, 'ISO-8859-1')"
 
@@ -372,26 +372,20 @@ def parse_records(landed: DataFrame) -> DataFrame:
     return landed.withColumn("record", F.from_json("payload", RECORD_TYPE))
 
 
-# Exactly one JSON value (Spark's parser otherwise takes NaN and ignores what follows a value):
-# such a line that the strict variant parser still rejects repeats a key, which Spark's parser
-# would read as its last value.
-ONE_JSON_VALUE = (
-    "coalesce(size(from_json(concat('[', payload, ']'), 'array<string>',"
-    " map('allowNonNumericNumbers', 'false', 'allowSingleQuotes', 'false'))) = 1, false)"
-)
-
-
 def parse_rejection_reason() -> Column:
     """Why a landed line is not a usable record, before its values are decoded."""
     unions = " and ".join(union_is_valid(f"record.{name}", kind) for name, kind in UNION_FIELDS.items())
+    # Spark's parser takes NaN, ignores what follows a value and keeps the last of a repeated
+    # key: a line it reads that is still one JSON value repeats a key.
+    parse_fails = spark_json.strict_parse_fails("payload")
     return F.expr(f"""case
         when payload is null then 'invalid_avro_container'
         when payload rlike '^\\\\s*$' then 'empty_line'
         when regexp_extract(payload, '^\\\\s*(.)', 1) != '{{' then
-            if(try_parse_json(payload) is null, 'malformed_json', 'not_a_json_object')
-        when try_parse_json(payload) is null and {ONE_JSON_VALUE} then 'duplicate_key'
+            if({parse_fails}, 'malformed_json', 'not_a_json_object')
+        when {parse_fails} and {spark_json.one_json_value("payload")} then 'duplicate_key'
         when record._corrupt_record is not null then
-            if(try_parse_json(payload) is null, 'malformed_json', 'invalid_field_type')
+            if({parse_fails}, 'malformed_json', 'invalid_field_type')
         when not ({unions}) then 'unknown_union_branch'
         when record.operation is null then 'missing_event_type'
         when {union_value('record.operation')} not in {sql_list(OPERATIONS)} then 'unknown_event_type'
