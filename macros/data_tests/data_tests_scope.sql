@@ -22,12 +22,7 @@
 
 {#- A data test's filter on the rows it reads: those loaded since the data tests last passed. -#}
 {% macro loaded_since_data_tests_passed(loaded_at='loaded_at') -%}
-    {%- set passed_until = data_tests_passed_until() -%}
-    {%- if passed_until is none -%}
-        true
-    {%- else -%}
-        {{ loaded_at }} > timestamp_micros({{ passed_until | int }})
-    {%- endif -%}
+    {{- later_than_micros(loaded_at, data_tests_passed_until()) -}}
 {%- endmacro %}
 
 

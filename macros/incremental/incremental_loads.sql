@@ -19,10 +19,16 @@
     {%- if incremental_run() -%}
         {%- set newest = run_query('select unix_micros(max(' ~ column ~ ')) from ' ~ this).columns[0].values()[0] -%}
     {%- endif -%}
-    {%- if newest is none -%}
+    {{- later_than_micros(column, newest) -}}
+{%- endmacro %}
+
+
+{#- `<column> > <unix microseconds as a timestamp literal>`, or `true` when there is no time. -#}
+{% macro later_than_micros(column, micros) -%}
+    {%- if micros is none -%}
         true
     {%- else -%}
-        {{ column }} > timestamp_micros({{ newest | int }})
+        {{ column }} > timestamp_micros({{ micros | int }})
     {%- endif -%}
 {%- endmacro %}
 
