@@ -3,7 +3,7 @@
     ask the target (parsing, `dbt compile --no-introspect`). -#}
 {% macro spark_supports_variant() -%}
     {%- if execute and flags.INTROSPECT -%}
-        {{ return(adapter.spark_version().split('.')[0] | int >= 4) }}
+        {{ return(adapter.query_value_once('select version()').split('.')[0] | int >= 4) }}
     {%- endif -%}
     {{ return(true) }}
 {%- endmacro %}

@@ -166,107 +166,106 @@ row_lives as (
 
 ),
 
-life_columns as (
+-- A TRUNCATE or DROP between a change and the next ends the version the change opened: the
+-- first such reset, where the same TRUNCATE may come in several formats at one time (the
+-- change_id settles ties, so every build picks the same one).
+reset_candidates as (
 
-    select distinct
-        database_name,
-        table_name,
-        primary_key,
-        life_number,
-        column_name
+    select
+        row_lives.*,
+        if(
+            table_resets.change_id is null,
+            null,
+            struct(table_resets.change_id, table_resets.ddl_kind, table_resets.reset_at)
+        ) as reset,
+        row_number() over (
+            partition by row_lives.database_name, row_lives.table_name, row_lives.primary_key, row_lives.change_number
+            order by table_resets.reset_at, table_resets.change_id
+        ) as reset_number
     from row_lives
-        lateral view explode(map_keys(after_image)) as column_name
+    left join table_resets
+        on
+            row_lives.database_name = table_resets.database_name
+            and row_lives.table_name = table_resets.table_name
+            and row_lives.changed_at <= table_resets.reset_at
+            and (row_lives.next_changed_at is null or row_lives.next_changed_at > table_resets.reset_at)
+
+),
+
+-- Every column an image of the life carried (a life's images have few distinct column sets).
+row_life_columns as (
+
+    select
+        *,
+        array_distinct(flatten(collect_set(map_keys(after_image)) over (
+            partition by database_name, table_name, primary_key, life_number
+        ))) as life_columns
+    from reset_candidates
+    where reset_number = 1
 
 ),
 
 -- A partial image (KafkaRiverCanal sends changed columns only) keeps every column's latest
--- value of the row's life: one cell per version and column, filled from the last image that
--- carried that column.
+-- value of the row's life: one cell per version and column of the life, filled from the last
+-- image that carried that column. Windows, not joins back: Spark recomputes a CTE wherever it
+-- is read, and each join back read fct_row_changes again.
 version_cells as (
-
-    select
-        row_lives.database_name,
-        row_lives.table_name,
-        row_lives.primary_key,
-        row_lives.change_number,
-        life_columns.column_name,
-        last(
-            if(
-                map_contains_key(row_lives.after_image, life_columns.column_name),
-                struct(row_lives.after_image[life_columns.column_name] as column_value),
-                null
-            ),
-            true
-        ) over (
-            partition by
-                row_lives.database_name,
-                row_lives.table_name,
-                row_lives.primary_key,
-                row_lives.life_number,
-                life_columns.column_name
-            order by row_lives.change_number
-        ) as latest
-    from row_lives
-    inner join life_columns
-        on
-            row_lives.database_name = life_columns.database_name
-            and row_lives.table_name = life_columns.table_name
-            and row_lives.primary_key = life_columns.primary_key
-            and row_lives.life_number = life_columns.life_number
-    where not row_lives.ends_row
-
-),
-
-version_images as (
 
     select
         database_name,
         table_name,
         primary_key,
         change_number,
-        map_from_entries(collect_list(struct(column_name, latest.column_value))) as row_image
-    from version_cells
-    where latest is not null
-    group by database_name, table_name, primary_key, change_number
+        change_id,
+        operation,
+        changed_at,
+        next_change_id,
+        next_operation,
+        next_changed_at,
+        reset,
+        column_name,
+        last(
+            if(map_contains_key(after_image, column_name), struct(after_image[column_name] as column_value), null),
+            true
+        ) over (
+            partition by database_name, table_name, primary_key, life_number, column_name
+            order by change_number
+        ) as latest
+    from row_life_columns
+        lateral view explode(life_columns) as column_name
+    where not ends_row
 
 ),
 
 versions as (
 
     select
-        row_lives.*,
-        version_images.row_image
-    from row_lives
-    inner join version_images
-        on
-            row_lives.database_name = version_images.database_name
-            and row_lives.table_name = version_images.table_name
-            and row_lives.primary_key = version_images.primary_key
-            and row_lives.change_number = version_images.change_number
-
-),
-
-first_resets as (
-
-    select
-        versions.database_name,
-        versions.table_name,
-        versions.primary_key,
-        versions.change_number,
-        -- The same TRUNCATE may come in several formats at one time: the change_id settles
-        -- ties, so every build picks the same one.
-        min_by(
-            struct(table_resets.change_id, table_resets.ddl_kind, table_resets.reset_at),
-            struct(table_resets.reset_at, table_resets.change_id)
-        ) as reset
-    from versions
-    inner join table_resets
-        on
-            versions.database_name = table_resets.database_name
-            and versions.table_name = table_resets.table_name
-            and versions.changed_at <= table_resets.reset_at
-            and (versions.next_changed_at is null or versions.next_changed_at > table_resets.reset_at)
-    group by versions.database_name, versions.table_name, versions.primary_key, versions.change_number
+        database_name,
+        table_name,
+        primary_key,
+        change_number,
+        change_id,
+        operation,
+        changed_at,
+        next_change_id,
+        next_operation,
+        next_changed_at,
+        reset,
+        map_from_entries(collect_list(struct(column_name, latest.column_value))) as row_image
+    from version_cells
+    where latest is not null
+    group by
+        database_name,
+        table_name,
+        primary_key,
+        change_number,
+        change_id,
+        operation,
+        changed_at,
+        next_change_id,
+        next_operation,
+        next_changed_at,
+        reset
 
 )
 
@@ -276,22 +275,16 @@ select
     versions.primary_key,
     versions.row_image,
     versions.changed_at as valid_from,
-    coalesce(first_resets.reset.reset_at, versions.next_changed_at) as valid_to,
-    versions.next_change_id is null and first_resets.reset is null as is_current,
+    coalesce(versions.reset.reset_at, versions.next_changed_at) as valid_to,
+    versions.next_change_id is null and versions.reset is null as is_current,
     versions.change_id as opened_by_change_id,
     versions.operation as opened_by_operation,
-    coalesce(first_resets.reset.change_id, versions.next_change_id) as closed_by_change_id,
-    coalesce(first_resets.reset.ddl_kind, versions.next_operation) as closed_by_operation,
+    coalesce(versions.reset.change_id, versions.next_change_id) as closed_by_change_id,
+    coalesce(versions.reset.ddl_kind, versions.next_operation) as closed_by_operation,
     rebuilt_tables.loaded_at
 from versions
 inner join rebuilt_tables
     on versions.database_name <=> rebuilt_tables.database_name and versions.table_name <=> rebuilt_tables.table_name
-left join first_resets
-    on
-        versions.database_name = first_resets.database_name
-        and versions.table_name = first_resets.table_name
-        and versions.primary_key = first_resets.primary_key
-        and versions.change_number = first_resets.change_number
 {%- if incremental_run() and config.get('incremental_strategy') == 'insert_overwrite' %}
 
 -- An overwritten partition is written whole: its other rows keep the versions they have.

@@ -168,14 +168,16 @@ RUN_RESULTS = {
         {"unique_id": "model.p.fct_row_changes", "status": "success", "execution_time": 8.0},
         {"unique_id": "test.p.not_null_x", "status": "pass", "execution_time": 0.5},
         {"unique_id": "unit_test.p.m.t", "status": "pass", "execution_time": 1.5},
-    ]
+    ],
+    "elapsed_time": 21.25,
 }
 
 
 def test_build_summary_splits_node_time_and_the_rest() -> None:
     summary = report.build_summary(RUN_RESULTS, wall_seconds=60.0)
     assert summary["seconds_by_node_type"] == {"model": 23.0, "test": 0.5, "unit_test": 1.5}
-    assert summary["outside_nodes_seconds"] == 35.0
+    assert summary["run_seconds"] == 21.25
+    assert summary["outside_run_seconds"] == 38.75
     assert list(summary["models"]) == [
         "base_oms_avro__messages", "fct_row_changes", "base_canal_json__messages",
         "stg_canal_json__row_changes",

@@ -102,18 +102,19 @@ def test_default_submission_method_choice() -> None:
     assert "job_cluster" in helpers
 
 
-def test_spark_version_is_asked_once_per_run() -> None:
+def test_a_value_is_queried_once_per_run() -> None:
     adapter = _adapter(_creds())
     asked = []
 
     def execute(sql: str, fetch: bool = False) -> tuple[None, SimpleNamespace]:
         asked.append((sql, fetch))
-        return None, SimpleNamespace(rows=[("3.5.9 6f4a8e2",)])
+        return None, SimpleNamespace(rows=[(f"value of {sql}", "second column")])
 
     adapter.execute = execute  # type: ignore[method-assign]
-    assert adapter.spark_version() == "3.5.9 6f4a8e2"
-    assert adapter.spark_version() == "3.5.9 6f4a8e2"
-    assert asked == [("select version()", True)]
+    assert adapter.query_value_once("select version()") == "value of select version()"
+    assert adapter.query_value_once("select 2") == "value of select 2"
+    assert adapter.query_value_once("select version()") == "value of select version()"
+    assert asked == [("select version()", True), ("select 2", True)]
 
 
 def test_session_seed_bindings_are_sql_literals() -> None:

@@ -1,6 +1,6 @@
 """The ``sparkpy`` adapter: dbt-spark plus an in-process/Spark Connect Python runner."""
 
-from typing import Dict, Optional, Type
+from typing import Any, Dict, Type
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.spark import SparkAdapter
@@ -14,7 +14,10 @@ class SparkpyAdapter(SparkAdapter):
     """SparkAdapter whose Python models can run outside Databricks."""
 
     ConnectionManager = SparkpyConnectionManager
-    _spark_version: Optional[str] = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._values_once: Dict[str, Any] = {}
 
     @property
     def python_submission_helpers(self) -> Dict[str, Type[PythonJobHelper]]:
@@ -29,10 +32,11 @@ class SparkpyAdapter(SparkAdapter):
         return super().default_python_submission_method
 
     @available
-    def spark_version(self) -> str:
-        """The target's Spark version (`select version()`), asked once per run: the JSON macros
-        pick their Spark 3.5 forms by it (macro `spark_supports_variant`)."""
-        if self._spark_version is None:
-            _, table = self.execute("select version()", fetch=True)
-            self._spark_version = str(table.rows[0][0])
-        return self._spark_version
+    def query_value_once(self, sql: str) -> Any:
+        """The first value of `sql`'s first row, queried once per dbt invocation: for values
+        that hold during a run, asked by every node that compiles (the Spark version the JSON
+        macros pick their forms by, when the data tests last passed)."""
+        if sql not in self._values_once:
+            _, table = self.execute(sql, fetch=True)
+            self._values_once[sql] = table.rows[0][0]
+        return self._values_once[sql]
