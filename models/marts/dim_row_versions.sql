@@ -216,13 +216,7 @@ version_cells as (
         table_name,
         primary_key,
         change_number,
-        change_id,
-        operation,
-        changed_at,
-        next_change_id,
-        next_operation,
-        next_changed_at,
-        reset,
+        struct(change_id, operation, changed_at, next_change_id, next_operation, next_changed_at, reset) as version,
         column_name,
         last(
             if(map_contains_key(after_image, column_name), struct(after_image[column_name] as column_value), null),
@@ -244,28 +238,11 @@ versions as (
         table_name,
         primary_key,
         change_number,
-        change_id,
-        operation,
-        changed_at,
-        next_change_id,
-        next_operation,
-        next_changed_at,
-        reset,
+        version.*,
         map_from_entries(collect_list(struct(column_name, latest.column_value))) as row_image
     from version_cells
     where latest is not null
-    group by
-        database_name,
-        table_name,
-        primary_key,
-        change_number,
-        change_id,
-        operation,
-        changed_at,
-        next_change_id,
-        next_operation,
-        next_changed_at,
-        reset
+    group by database_name, table_name, primary_key, change_number, version
 
 )
 
