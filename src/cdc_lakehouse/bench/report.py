@@ -20,9 +20,10 @@ def node_seconds(run_results: Mapping[str, Any]) -> dict[str, float]:
 
 def build_summary(run_results: Mapping[str, Any], wall_seconds: float) -> dict[str, Any]:
     """Seconds per model, totals per node type (model, test, unit_test, seed, operation), the
-    seconds of dbt's run (`elapsed_time`: Spark start and the nodes, two at a time) and what is
-    left of the wall time (Python and dbt start, parsing)."""
+    seconds of dbt's run (`elapsed_time`: Spark start and the nodes, as many at a time as the
+    target has threads) and what is left of the wall time (Python and dbt start, parsing)."""
     seconds = node_seconds(run_results)
+    run_seconds = float(run_results["elapsed_time"])
     by_type: dict[str, float] = {}
     models = {}
     for unique_id, value in seconds.items():
@@ -35,8 +36,8 @@ def build_summary(run_results: Mapping[str, Any], wall_seconds: float) -> dict[s
         "seconds_by_node_type": {k: round(v, 3) for k, v in sorted(by_type.items())},
         "nodes": len(seconds),
         "statuses": statuses,
-        "run_seconds": round(run_results["elapsed_time"], 3),
-        "outside_run_seconds": round(wall_seconds - run_results["elapsed_time"], 3),
+        "run_seconds": round(run_seconds, 3),
+        "outside_run_seconds": round(wall_seconds - run_seconds, 3),
         "models": dict(sorted(models.items(), key=lambda item: -item[1])),
     }
 
