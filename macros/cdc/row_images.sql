@@ -1,15 +1,18 @@
-{#- The images of one changed row, from the row a message carries (the new row of an INSERT
-    or UPDATE, the old row of a DELETE) and, for an UPDATE, its old image, full or partial. -#}
-{% macro before_image(operation, row_image, old_image) -%}
+{#- The images of one changed row, from the row image a staged message carries (`before_image`
+    and `after_image` as the format holds them): an UPDATE's before image may hold only the
+    changed columns, laid over its after image then; an INSERT has no before image and a DELETE
+    no after image, even where a producer sends one. -#}
+{% macro before_image(operation, row_image, before_is_partial) -%}
     case
-        when {{ operation }} = 'UPDATE' then {{ overlay_image(row_image, old_image) }}
-        when {{ operation }} = 'DELETE' then {{ row_image }}
+        when {{ operation }} = 'UPDATE' and {{ before_is_partial }}
+            then {{ overlay_image(row_image ~ '.after_image', row_image ~ '.before_image') }}
+        when {{ operation }} in ('UPDATE', 'DELETE') then {{ row_image }}.before_image
     end
 {%- endmacro %}
 
 
 {% macro after_image(operation, row_image) -%}
-    case when {{ operation }} in ('INSERT', 'UPDATE') then {{ row_image }} end
+    case when {{ operation }} in ('INSERT', 'UPDATE') then {{ row_image }}.after_image end
 {%- endmacro %}
 
 

@@ -34,14 +34,22 @@
 
 
 {#- The lines of a landing source whose files this model has not loaded yet (all of them when
-    not incremental). Loaded files are excluded by path as literals, so Spark does not even read
-    them (it prunes files on `_metadata` filters): the cost follows the new files. -#}
-{% macro landed_lines_not_loaded(landing) -%}
+    not incremental), and of a binary format the records its container files gave: those
+    loaded after this model's newest, of files it has not loaded. Loaded files are excluded by
+    path as literals, so Spark does not even read them (it prunes files on `_metadata`
+    filters): the cost follows the new files. -#}
+{% macro landed_lines_not_loaded(landing, container_records=none) -%}
     {%- set loaded_files = [] -%}
     {%- if incremental_run() -%}
         {%- set loaded_files = run_query('select distinct file_path from ' ~ this).columns[0].values() -%}
     {%- endif -%}
-    select * from {{ landing }} where {{ not_in_literals('file_path', loaded_files) }}
+    select file_path, line_number, payload, landed_at from {{ landing }}
+    where {{ not_in_literals('file_path', loaded_files) }}
+    {%- if container_records %}
+    union all
+    select file_path, line_number, payload, landed_at from {{ container_records }}
+    where {{ loaded_after_this() }} and {{ not_in_literals('file_path', loaded_files) }}
+    {%- endif %}
 {%- endmacro %}
 
 

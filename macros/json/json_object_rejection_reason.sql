@@ -9,7 +9,9 @@
         when {{ json_opening_char(message_json) }} != '{' then 'not_a_json_object'
         when {{ json_has_duplicate_key(message_json) }} then 'duplicate_key'
         when {{ parsed }}._corrupt_record is not null then 'invalid_field_type'
+        {%- if text_fields %}
         when {{ json_text_field_of_other_type(message_json, text_fields) }} then 'invalid_field_type'
+        {%- endif %}
     end
 {%- endmacro %}
 

@@ -1,28 +1,48 @@
-{#- Registers every landing source over its folder below var('landing_root'): a table reading
-    whole files, and the source view over it: one row per line of text files, or, for a source
-    with `meta.landing_binary` (an Avro folder's `*.avro` container files), one row per file.
-    A source's `meta.landing_glob` (e.g. "*.json*") limits it to the files it matches.
-    `dbt compile --no-introspect` runs no queries, so it compiles without a warehouse. -#}
+{#- Registers the landing sources of every format in var('cdc_formats') over its folder below
+    var('landing_root'): `landed_lines`, one row per line of the files its `lines` glob matches
+    (all files when absent), and where it lands binary Avro containers, `landed_container_files`,
+    one row per file its `containers` glob matches. `dbt compile --no-introspect` runs no
+    queries, so it compiles without a warehouse. -#}
 {% macro create_landing_tables() %}
     {%- if execute and flags.INTROSPECT is not false -%}
         {%- set landing_root = absolute_path(var('landing_root')) -%}
-        {%- for landing in graph.sources.values() if landing.meta.landing_folder -%}
-            {%- set folder = landing_root ~ '/' ~ landing.meta.landing_folder -%}
-            {%- set files_table = landing.schema ~ '.' ~ landing.identifier ~ '__files' -%}
-            {%- do run_query('create schema if not exists ' ~ landing.schema) -%}
-            {%- do run_query('drop table if exists ' ~ files_table) -%}
-            {%- set view = landing.schema ~ '.' ~ landing.identifier -%}
-            {%- if landing.meta.landing_binary -%}
-                {%- do run_query(landing_files_table_sql(files_table, folder, landing.meta.landing_glob, 'binaryFile')) -%}
-                {%- do run_query(landing_binary_files_view_sql(view, files_table)) -%}
-            {%- else -%}
-                {%- do run_query(landing_files_table_sql(files_table, folder, landing.meta.landing_glob)) -%}
-                {%- do run_query(landing_lines_view_sql(view, files_table)) -%}
+        {%- for format, landing in var('cdc_formats').items() -%}
+            {%- set folder = landing_root ~ '/' ~ format -%}
+            {%- do create_landing_table(landing_source(format, 'landed_lines'), folder, landing.lines) -%}
+            {%- if landing.containers -%}
+                {%- do create_landing_table(
+                    landing_source(format, 'landed_container_files'), folder, landing.containers, 'binaryFile'
+                ) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
     select 1
 {% endmacro %}
+
+
+{#- The source node a format declares for its landing table `table` (its YAML, under models/staging). -#}
+{% macro landing_source(format, table) -%}
+    {%- for node in graph.sources.values() if node.source_name == format and node.name == table -%}
+        {{ return(node) }}
+    {%- endfor -%}
+    {{ exceptions.raise_compiler_error('Format ' ~ format ~ ' declares no source table ' ~ table) }}
+{%- endmacro %}
+
+
+{#- A table reading the folder's files whole (`glob`: which ones), and the landing view over it:
+    one row per line of text files, or per file for binary ones. -#}
+{% macro create_landing_table(landing, folder, glob, data_source='text') -%}
+    {%- set files_table = landing.schema ~ '.' ~ landing.identifier ~ '__files' -%}
+    {%- set view = landing.schema ~ '.' ~ landing.identifier -%}
+    {%- do run_query('create schema if not exists ' ~ landing.schema) -%}
+    {%- do run_query('drop table if exists ' ~ files_table) -%}
+    {%- do run_query(landing_files_table_sql(files_table, folder, glob, data_source)) -%}
+    {%- if data_source == 'text' -%}
+        {%- do run_query(landing_lines_view_sql(view, files_table)) -%}
+    {%- else -%}
+        {%- do run_query(landing_binary_files_view_sql(view, files_table)) -%}
+    {%- endif -%}
+{%- endmacro %}
 
 
 {% macro landing_files_table_sql(files_table, folder, glob=none, data_source='text') -%}

@@ -11,6 +11,6 @@ select
     count_if(disposition = 'skipped') as skipped_messages,
     count_if(disposition = 'rejected') as rejected_messages,
     max(loaded_at) as loaded_at
-from {{ ref('int_message_outcomes_unioned') }}
+from {{ ref('int_messages') }}
 where {{ loaded_after_this() }}
 group by source_format, file_path

@@ -9,5 +9,5 @@ select
     payload,
     landed_at,
     loaded_at
-from {{ ref('int_message_outcomes_unioned') }}
+from {{ ref('int_messages') }}
 where disposition = 'rejected' and {{ loaded_after_this() }}

@@ -15,7 +15,7 @@ select
     table_name,
     operation,
     source_operation,
-    canal_event_type,
+    operation_code,
     primary_key_columns,
     primary_key,
     before_image,

@@ -4,7 +4,7 @@ with
 
 new_changes as (
 
-    {{ new_first_landed_changes(ref('int_schema_changes_unioned')) }}
+    {{ new_first_landed_changes(ref('int_schema_changes')) }}
 
 )
 

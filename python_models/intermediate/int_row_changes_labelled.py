@@ -1,5 +1,5 @@
 from cdc_lakehouse.incremental import loaded_after
-from cdc_lakehouse.lookups import label_row_changes, with_mysql_types
+from cdc_lakehouse.lookups import label_row_changes
 
 
 def model(dbt, session):
@@ -8,7 +8,5 @@ def model(dbt, session):
         unique_key=["source_format", "file_path", "line_number", "message_index", "row_index"],
     )
     labelled = session.table(str(dbt.this)) if dbt.is_incremental else None
-    row_changes = loaded_after(dbt.ref("int_row_changes_unioned"), labelled)
-    row_changes = with_mysql_types(row_changes, "dts_avro", dbt.ref("dts_mysql_data_types"), "data_type_number", "mysql_type_name")
-    row_changes = with_mysql_types(row_changes, "oms_avro", dbt.ref("oms_data_types"), "data_type", "mysql_type")
+    row_changes = loaded_after(dbt.ref("int_row_changes"), labelled)
     return label_row_changes(row_changes, dbt.ref("jdbc_types"), dbt.ref("canal_event_types"))

@@ -21,8 +21,8 @@ def seed_pairs(seed: DataFrame, key: str, value: str) -> list[tuple[Any, Any]]:
 def label_row_changes(
     row_changes: DataFrame, jdbc_types: DataFrame, canal_event_types: DataFrame
 ) -> DataFrame:
-    """Adds `column_jdbc_type_names` (jdbc type number -> name per column) and
-    `canal_event_type` (the canal EventType number of the operation)."""
+    """Adds `column_jdbc_type_names` (jdbc type number -> name per column) and `operation_code`
+    (the operation as canal's EventType number, which every format's operation has)."""
     jdbc_type_names = literal_map(seed_pairs(jdbc_types, "jdbc_type_number", "jdbc_type_name"))
     event_type_numbers = literal_map(
         seed_pairs(canal_event_types, "event_type", "event_type_number")
@@ -32,22 +32,6 @@ def label_row_changes(
             "column_jdbc_type_names": F.transform_values(
                 "column_jdbc_types", lambda _, number: F.try_element_at(jdbc_type_names, number)
             ),
-            "canal_event_type": F.try_element_at(event_type_numbers, F.col("operation")),
+            "operation_code": F.try_element_at(event_type_numbers, F.col("operation")),
         }
-    )
-
-
-def with_mysql_types(
-    row_changes: DataFrame, source_format: str, seed: DataFrame, key: str, mysql_type: str
-) -> DataFrame:
-    """For `source_format`'s rows, `column_types` (the format's own type codes: DTS
-    `dataTypeNumber`, OMS DataType) become MySQL type names from the seed's (`key`, `mysql_type`)
-    columns; a code the seed does not know keeps its text. Other formats' rows are unchanged."""
-    names = literal_map((str(code), name) for code, name in seed_pairs(seed, key, mysql_type))
-    named = F.transform_values(
-        "column_types", lambda _, code: F.coalesce(F.try_element_at(names, code), code)
-    )
-    return row_changes.withColumn(
-        "column_types",
-        F.when(F.col("source_format") == source_format, named).otherwise(F.col("column_types")),
     )

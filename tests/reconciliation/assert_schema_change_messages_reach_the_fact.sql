@@ -5,7 +5,7 @@ with
 outcomes as (
 
     select *
-    from {{ ref('int_message_outcomes_unioned') }}
+    from {{ ref('int_messages') }}
     where disposition = 'schema_change' and {{ loaded_since_data_tests_passed() }}
 
 ),
@@ -13,7 +13,7 @@ outcomes as (
 schema_changes as (
 
     select *
-    from {{ ref('int_schema_changes_unioned') }}
+    from {{ ref('int_schema_changes') }}
     where {{ loaded_since_data_tests_passed() }}
 
 )

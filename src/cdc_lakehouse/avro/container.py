@@ -19,7 +19,11 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampType
+
+from cdc_lakehouse.avro import record_schema
+from cdc_lakehouse.incremental import files_not_loaded, load_time
 
 LANDING_SCHEMA = StructType(
     [
@@ -110,3 +114,11 @@ def landed_container_records(files: DataFrame, schema: dict[str, Any]) -> DataFr
     return files.select("file_path", "content", "landed_at").mapInArrow(
         lambda batches: _decode_batches(schema, batches), LANDING_SCHEMA
     )
+
+
+def new_container_records(files: DataFrame, loaded: DataFrame | None, source_format: str) -> DataFrame:
+    """A format's base_<format>__container_records: the records of the container files (its
+    `landed_container_files` source) not in `loaded` (the model's table in an incremental run,
+    None otherwise), read with the format's record schema and stamped with their load time."""
+    new_files = files_not_loaded(files, F.col("file_path"), loaded)
+    return landed_container_records(new_files, record_schema(source_format)).withColumn("loaded_at", load_time())

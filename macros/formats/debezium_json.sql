@@ -1,0 +1,99 @@
+{#- A Debezium change event value (002 "Debezium Envelope", Debezium's MySQL connector) as the
+    Kafka Connect JSON converter writes it: the payload itself, or {"schema": ..., "payload": ...}.
+    One schema reads both: the payload's fields at the top, and the envelope's `schema` (only the
+    row struct's column fields, whose logical types say how to decode a value) and `payload`.
+    `tableChanges` is an array in Debezium and an object in 002, so it is read as JSON text. -#}
+{% macro debezium_json_message_schema() -%}
+    struct<
+        {{ debezium_json_payload_fields() }},
+        `schema`: struct<`fields`: array<struct<
+            `field`: string,
+            `fields`: array<struct<`field`: string, `name`: string, `parameters`: map<string, string>>>
+        >>>,
+        `payload`: struct<{{ debezium_json_payload_fields() }}>,
+        `_corrupt_record`: string
+    >
+{%- endmacro %}
+
+
+{#- The payload fields the project reads; `transaction` and the rest are ignored. -#}
+{% macro debezium_json_payload_fields() -%}
+    `op`: string,
+    `ts_ms`: bigint,
+    `before`: {{ json_image_type() }},
+    `after`: {{ json_image_type() }},
+    `source`: struct<`db`: string, `table`: string, `file`: string, `pos`: bigint, `ts_ms`: bigint>,
+    `databaseName`: string,
+    `ddl`: string,
+    `tableChanges`: string
+{%- endmacro %}
+
+
+{#- The payload of a wrapped value, else the value itself: the `payload` fields of `message`. -#}
+{% macro debezium_json_payload(message) -%}
+    if(
+        {{ message }}.payload is not null,
+        {{ message }}.payload,
+        struct(
+            {{ message }}.op, {{ message }}.ts_ms, {{ message }}.before, {{ message }}.after, {{ message }}.source,
+            {{ message }}.databaseName, {{ message }}.ddl, {{ message }}.tableChanges
+        )
+    )
+{%- endmacro %}
+
+
+{#- `tableChanges` JSON text (an array, or 002's single object) as an array of entries, with a
+    `_corrupt_record` that is set when it is not an object or array of the expected shape. -#}
+{% macro debezium_json_table_changes(table_changes_json) -%}
+    from_json(
+        concat(
+            '{"tableChanges":',
+            if({{ json_opening_char(table_changes_json) }} = '{', concat('[', {{ table_changes_json }}, ']'), {{ table_changes_json }}),
+            '}'
+        ),
+        'struct<`tableChanges`: array<{{ table_changes_schema() }}>, `_corrupt_record`: string>'
+    )
+{%- endmacro %}
+
+
+{#- Debezium `op` codes by what they carry: c create, u update, d delete, r snapshot read and
+    002's i insert are row changes; t truncate and 002's a alter are schema changes, as is a
+    schema change topic event, which has no `op` at all but a statement or `tableChanges`. -#}
+{% macro debezium_json_event_kind(payload) -%}
+    case
+        when {{ payload }}.op in ('c', 'r', 'i', 'u', 'd') then 'row_change'
+        when {{ payload }}.op in ('t', 'a') then 'schema_change'
+        when {{ payload }}.op is null and ({{ payload }}.ddl is not null or {{ payload }}.tableChanges is not null)
+            then 'schema_change'
+    end
+{%- endmacro %}
+
+
+{#- The shared operation: c, r and 002's i are INSERT, u UPDATE, d DELETE. A schema change's
+    kind: a truncate event is TRUNCATE; a RENAME or index statement is what its SQL says
+    (Debezium reports those as an ALTER table change); otherwise the `tableChanges` type (CREATE,
+    ALTER, DROP) where there is one, 002's `a` is ALTER, else the statement's own leading words. -#}
+{% macro debezium_json_operation(op, table_change_type, sql_text) -%}
+    case
+        when {{ op }} in ('c', 'r', 'i') then 'INSERT'
+        when {{ op }} = 'u' then 'UPDATE'
+        when {{ op }} = 'd' then 'DELETE'
+        when {{ op }} = 't' then 'TRUNCATE'
+        when {{ ddl_kind_from_sql(sql_text) }} in ('RENAME', 'CREATE_INDEX', 'DROP_INDEX')
+            then {{ ddl_kind_from_sql(sql_text) }}
+        when {{ table_change_type }} in ('CREATE', 'ALTER', 'DROP') then {{ table_change_type }}
+        when {{ op }} = 'a' then 'ALTER'
+        else {{ ddl_kind_from_sql(sql_text) }}
+    end
+{%- endmacro %}
+
+
+{#- A `before` or `after` image as column-to-text, NULL when absent or empty (an empty image,
+    as in 002's insert, is no image), values decoded by the envelope's row schema. -#}
+{% macro debezium_json_image(image, message) -%}
+    case
+        when size({{ image }}) > 0 then {{ connect_image_as_text(
+            image, 'try_element_at(filter(' ~ message ~ ".schema.fields, row_struct -> row_struct.field in ('before', 'after')), 1).fields"
+        ) }}
+    end
+{%- endmacro %}

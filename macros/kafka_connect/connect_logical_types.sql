@@ -1,0 +1,50 @@
+{#- A row value's canonical text, decoded by the Kafka Connect / Debezium logical type its field
+    schema names (`field_schema` is one entry of the row struct's `fields`). Values of other
+    types, and values that are not what their type says, keep their JSON text. -#}
+{% macro connect_value_as_text(value_text, field_schema) -%}
+    {%- set logical_type = field_schema ~ '.name' -%}
+    coalesce(
+        case
+            when {{ logical_type }} = 'org.apache.kafka.connect.data.Decimal'
+                then {{ connect_decimal_text(value_text, 'cast(' ~ field_schema ~ ".parameters['scale'] as int)") }}
+            when {{ logical_type }} in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
+                then {{ connect_date_text('cast(' ~ value_text ~ ' as int)') }}
+            when {{ logical_type }} in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time')
+                then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', 1000) }}
+            when {{ logical_type }} = 'io.debezium.time.MicroTime'
+                then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', 1000000) }}
+            when {{ logical_type }} = 'io.debezium.time.NanoTime'
+                then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', 1000000000) }}
+            when {{ logical_type }} in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
+                then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', 1000) }}
+            when {{ logical_type }} = 'io.debezium.time.MicroTimestamp'
+                then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', 1000000) }}
+            when {{ logical_type }} = 'io.debezium.time.NanoTimestamp'
+                then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', 1000000000) }}
+            when {{ logical_type }} = 'io.debezium.time.ZonedTimestamp'
+                then {{ connect_zoned_timestamp_text(value_text) }}
+            when {{ logical_type }} = 'io.debezium.data.Bits'
+                then {{ connect_bits_text(value_text) }}
+        end,
+        {{ value_text }}
+    )
+{%- endmacro %}
+
+
+{#- Row images (`before`/`after` as map<string, variant>) as column-to-text maps, each value
+    decoded by its column's field in the envelope schema (`row_fields`; NULL without a schema). -#}
+{% macro connect_image_as_text(image, row_fields) -%}
+    transform_values(
+        {{ image }},
+        (column_name, value) -> coalesce(
+            try_element_at(
+                transform(
+                    filter({{ row_fields }}, field_schema -> field_schema.field = column_name),
+                    field_schema -> {{ connect_value_as_text('cast(value as string)', 'field_schema') }}
+                ),
+                1
+            ),
+            cast(value as string)
+        )
+    )
+{%- endmacro %}

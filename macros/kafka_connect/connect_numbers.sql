@@ -1,0 +1,82 @@
+{#- Kafka Connect BYTES values arrive base64-encoded. NULL unless the text is base64 of at least
+    one byte (Spark's unbase64 decodes garbage to garbage). -#}
+{% macro connect_base64_bytes(value_text) -%}
+    if(
+        {{ value_text }} rlike '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$',
+        unbase64({{ value_text }}),
+        null
+    )
+{%- endmacro %}
+
+
+{#- The bytes of a binary value as an array of ints 0-255, in order. -#}
+{% macro byte_values(bytes) -%}
+    transform(
+        sequence(1, octet_length({{ bytes }})),
+        byte_position -> cast(conv(substr(hex({{ bytes }}), 2 * byte_position - 1, 2), 16, 10) as int)
+    )
+{%- endmacro %}
+
+
+{#- Exact integers of any size (beyond decimal(38) and bigint) as arrays of base-10^9 limbs,
+    least significant first. limbs * factor + addend, for factor and addend below 2^31: -#}
+{% macro limbs_times_plus(limbs, factor, addend) -%}
+    aggregate(
+        {{ limbs }},
+        named_struct('limbs', cast(array() as array<bigint>), 'carry', cast({{ addend }} as bigint)),
+        (state, limb) -> named_struct(
+            'limbs', concat(state.limbs, array((limb * {{ factor }} + state.carry) % 1000000000)),
+            'carry', (limb * {{ factor }} + state.carry) div 1000000000
+        ),
+        state -> if(state.carry > 0, concat(state.limbs, array(state.carry)), state.limbs)
+    )
+{%- endmacro %}
+
+
+{#- The unsigned big-endian integer that an array of byte values spells, as limbs. -#}
+{% macro limbs_from_bytes(byte_array) -%}
+    aggregate(
+        {{ byte_array }},
+        array(cast(0 as bigint)),
+        (limbs, byte_value) -> {{ limbs_times_plus('limbs', 256, 'byte_value') }}
+    )
+{%- endmacro %}
+
+
+{#- Limbs as decimal digits, without leading zeros. -#}
+{% macro limbs_digits(limbs) -%}
+    concat_ws('', transform(
+        reverse({{ limbs }}),
+        (limb, limb_position) -> if(limb_position = 0, cast(limb as string), lpad(cast(limb as string), 9, '0'))
+    ))
+{%- endmacro %}
+
+
+{#- org.apache.kafka.connect.data.Decimal: base64 of the unscaled value's big-endian two's
+    complement bytes (any length), and `parameters.scale`. Gives exact text, e.g. "-10.50". A
+    negative value's magnitude is its inverted bytes plus one; the point goes `scale` digits from
+    the right, after left-padding with zeros (5 at scale 2 is 0.05). -#}
+{% macro connect_decimal_text(value_text, scale) -%}
+    {%- set bytes = connect_base64_bytes(value_text) -%}
+    {%- set is_negative = 'hex(' ~ bytes ~ ") rlike '^[89A-F]'" -%}
+    {%- set magnitude_bytes = 'transform(' ~ byte_values(bytes) ~ ', byte_value -> if(' ~ is_negative ~ ', 255 - byte_value, byte_value))' -%}
+    case when {{ bytes }} is not null and {{ scale }} >= 0 then concat(
+        if({{ is_negative }}, '-', ''),
+        regexp_replace(
+            concat(
+                repeat('0', {{ scale }}),
+                {{ limbs_digits(limbs_times_plus(limbs_from_bytes(magnitude_bytes), 1, 'if(' ~ is_negative ~ ', 1, 0)')) }}
+            ),
+            concat('^0*([0-9]+)([0-9]{', {{ scale }}, '})$'),
+            if({{ scale }} > 0, '$1.$2', '$1')
+        )
+    ) end
+{%- endmacro %}
+
+
+{#- io.debezium.data.Bits (MySQL BIT(n>1)): base64 of the bits as little-endian bytes. Given as
+    the unsigned number the bits spell, e.g. b'101' is "5". -#}
+{% macro connect_bits_text(value_text) -%}
+    {%- set bytes = connect_base64_bytes(value_text) -%}
+    if({{ bytes }} is not null, {{ limbs_digits(limbs_from_bytes('reverse(' ~ byte_values(bytes) ~ ')')) }}, null)
+{%- endmacro %}

@@ -1,0 +1,71 @@
+{#- Every format's last step: its messages, spelled in the shared shape (the columns named in
+    `staged_message_columns`, plus event_kind, skip_reason and the format's rejection reasons),
+    classified by one rejection ladder and given their load time. What comes after staging is
+    the same for every format. -#}
+{% macro staged_messages(source_format, spelled) -%}
+select
+    '{{ source_format }}' as source_format,
+    file_path,
+    line_number,
+    message_index,
+    landed_at,
+    {{ load_time() }} as loaded_at,
+    payload,
+    message_json,
+    case
+        when rejection_reason is not null then 'rejected'
+        when event_kind = 'control' then 'skipped'
+        else event_kind
+    end as disposition,
+    coalesce(rejection_reason, if(event_kind = 'control', skip_reason, null)) as disposition_reason,
+    {{ staged_message_columns()[10:] | join(',\n    ') }}
+from (
+    select
+        *,
+        {{ message_rejection_reason() }} as rejection_reason
+    from {{ spelled }}
+)
+{%- endmacro %}
+
+
+{#- The shared shape of a staged message, in order: where it landed, what became of it, and what
+    it says. The intermediate models stack every format's staging by these names. -#}
+{% macro staged_message_columns() -%}
+    {{ return([
+        'source_format', 'file_path', 'line_number', 'message_index', 'landed_at', 'loaded_at',
+        'payload', 'message_json', 'disposition', 'disposition_reason',
+        'source_operation', 'operation', 'database_name', 'table_name', 'event_at', 'emitted_at',
+        'source_position', 'message_id', 'key_columns', 'row_images', 'before_images_are_partial',
+        'column_types', 'column_jdbc_types', 'sql_text', 'table_change',
+    ]) }}
+{%- endmacro %}
+
+
+{#- One ladder for every format: the first reason that applies, NULL for a usable message.
+    What the format judges itself (its JSON, its envelope, its images) comes at fixed rungs. -#}
+{% macro message_rejection_reason() -%}
+    coalesce(
+        parse_rejection_reason,
+        format_rejection_reason,
+        case
+            when event_kind = 'control' then null
+            when event_kind is null and coalesce(source_operation, '') = '' then 'missing_event_type'
+            when event_kind is null then 'unknown_event_type'
+            when database_name is null then 'missing_database'
+            -- A DDL message carries its statement (a TRUNCATE's kind is known without it).
+            when event_kind = 'schema_change' and sql_text is null and operation != 'TRUNCATE' then 'missing_sql'
+            when event_kind = 'schema_change' then null
+            when table_name is null then 'missing_table'
+            when image_rejection_reason is not null then image_rejection_reason
+            when
+                {{ array_size('row_images') }} = 0
+                or exists(
+                    row_images,
+                    row_image -> {{ map_size("if(operation = 'DELETE', row_image.before_image, row_image.after_image)") }} = 0
+                )
+                then 'missing_row_image'
+            when operation = 'UPDATE' and exists(row_images, row_image -> row_image.before_image is null)
+                then 'missing_old_image'
+        end
+    )
+{%- endmacro %}

@@ -1,0 +1,29 @@
+select
+    {{ change_id('source_format', 'message_json') }} as change_id,
+    source_format,
+    database_name,
+    table_name,
+    operation as ddl_kind,
+    source_operation,
+    sql_text,
+    transform(
+        table_change.table.columns,
+        table_column -> struct(
+            table_column.name as column_name,
+            table_column.position as ordinal_position,
+            coalesce(table_column.typeExpression, table_column.typeName) as column_type,
+            table_column.jdbcType as jdbc_type
+        )
+    ) as table_columns,
+    table_change.table.primaryKeyColumnNames as primary_key_columns,
+    event_at,
+    emitted_at,
+    source_position,
+    message_id,
+    file_path,
+    line_number,
+    message_index,
+    landed_at,
+    loaded_at
+from {{ ref('int_messages') }}
+where disposition = 'schema_change'

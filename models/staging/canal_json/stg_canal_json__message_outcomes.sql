@@ -1,1 +1,0 @@
-{{ message_outcomes(ref('base_canal_json__messages')) }}

@@ -1,0 +1,49 @@
+with
+
+landed_lines as (
+
+    {{ landed_lines_not_loaded(source('canal_json', 'landed_lines')) }}
+
+),
+
+messages as (
+
+    {{ json_messages('landed_lines', canal_json_message_schema(), ['database', 'table', 'type', 'sql'], batches=true) }}
+
+),
+
+spelled as (
+
+    select
+        *,
+        {{ canal_json_event_kind('message.type') }} as event_kind,
+        'control_event' as skip_reason,
+        message.type as source_operation,
+        {{ canal_operation('message.type') }} as operation,
+        nullif(message.database, '') as database_name,
+        nullif(message.table, '') as table_name,
+        {{ epoch_to_timestamp('message.es') }} as event_at,
+        {{ epoch_to_timestamp('message.ts') }} as emitted_at,
+        cast(null as string) as source_position,
+        cast(nullif(message.id, 0) as string) as message_id,
+        message.pkNames as key_columns,
+        {{ paired_row_images('message.type', 'data_images', 'old_images') }} as row_images,
+        -- `old` holds the changed columns only (000), or the whole old row (001).
+        true as before_images_are_partial,
+        message.mysqlType as column_types,
+        message.sqlType as column_jdbc_types,
+        nullif(message.sql, '') as sql_text,
+        message.tableChanges as table_change,
+        cast(null as string) as format_rejection_reason,
+        cast(null as string) as image_rejection_reason
+    from (
+        select
+            *,
+            {{ json_images_as_text('message.data') }} as data_images,
+            {{ json_images_as_text('message.old') }} as old_images
+        from messages
+    )
+
+)
+
+{{ staged_messages('canal_json', 'spelled') }}

@@ -1,1 +1,0 @@
-{{ message_outcomes(ref('base_cloudcanal_json__messages')) }}

@@ -1,1 +1,0 @@
-{{ message_outcomes(ref('base_debezium_json__messages')) }}

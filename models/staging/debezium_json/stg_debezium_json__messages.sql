@@ -1,0 +1,70 @@
+with
+
+landed_lines as (
+
+    {{ landed_lines_not_loaded(source('debezium_json', 'landed_lines')) }}
+
+),
+
+-- One Kafka value per line (Debezium does not batch). An empty value or JSON null is a tombstone
+-- (Debezium follows each delete with one for log compaction).
+messages as (
+
+    {{ json_messages(
+        'landed_lines',
+        debezium_json_message_schema(),
+        ['op', 'ddl', 'databaseName', 'source.db', 'source.table', 'source.file',
+         'payload.op', 'payload.ddl', 'payload.databaseName', 'payload.source.db', 'payload.source.table',
+         'payload.source.file'],
+        tombstones=true,
+    ) }}
+
+),
+
+-- The payload of a wrapped value, else the value itself, and its first `tableChanges` entry.
+events as (
+
+    select
+        *,
+        nullif(event.ddl, '') as sql_text,
+        try_element_at(table_changes.tableChanges, 1) as table_change
+    from (
+        select
+            *,
+            {{ debezium_json_table_changes('event.tableChanges') }} as table_changes
+        from (select *, {{ debezium_json_payload('message') }} as event from messages)
+    )
+
+),
+
+spelled as (
+
+    select
+        *,
+        if(is_tombstone, 'control', {{ debezium_json_event_kind('event') }}) as event_kind,
+        'tombstone' as skip_reason,
+        coalesce(event.op, table_change.type) as source_operation,
+        {{ debezium_json_operation('event.op', 'table_change.type', 'sql_text') }} as operation,
+        coalesce(nullif(event.source.db, ''), nullif(event.databaseName, '')) as database_name,
+        nullif(event.source.table, '') as table_name,
+        {{ epoch_to_timestamp('event.source.ts_ms') }} as event_at,
+        {{ epoch_to_timestamp('event.ts_ms') }} as emitted_at,
+        concat(nullif(event.source.file, ''), ':', event.source.pos) as source_position,
+        -- No message id: source.gtid names a transaction, which many row events share.
+        cast(null as string) as message_id,
+        -- The value names no key (the Kafka key holds the key's values only).
+        cast(array() as array<string>) as key_columns,
+        array(named_struct(
+            'before_image', {{ debezium_json_image('event.before', 'message') }},
+            'after_image', {{ debezium_json_image('event.after', 'message') }}
+        )) as row_images,
+        false as before_images_are_partial,
+        cast(null as map<string, string>) as column_types,
+        cast(null as map<string, int>) as column_jdbc_types,
+        if(table_changes._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,
+        cast(null as string) as image_rejection_reason
+    from events
+
+)
+
+{{ staged_messages('debezium_json', 'spelled') }}

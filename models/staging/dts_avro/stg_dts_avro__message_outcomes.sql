@@ -1,1 +1,0 @@
-{{ message_outcomes(ref('base_dts_avro__messages')) }}

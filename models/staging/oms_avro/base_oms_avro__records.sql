@@ -1,0 +1,112 @@
+-- Every landed OMS record parsed and checked, and shard sets reassembled: a record too large for
+-- one message comes as `total` records (`index` 0..total-1, one `id`) whose image bytes are
+-- consecutive pieces of the Avro binary encoding of its images. The pieces of a complete set are
+-- joined on its shard 0 (base_oms_avro__binary_values decodes them); the other shards are merged
+-- into it, a repeated shard is a duplicate, and every shard of an incomplete set is rejected.
+-- Only whole new files are read: a set with pieces in an already loaded file stays incomplete
+-- until a full refresh.
+with
+
+landed_records as (
+
+    {{ landed_lines_not_loaded(source('oms_avro', 'landed_lines'), ref('base_oms_avro__container_records')) }}
+
+),
+
+messages as (
+
+    {{ json_messages('landed_records', oms_avro_message_schema(), []) }}
+
+),
+
+checked as (
+
+    select
+        *,
+        {{ oms_avro_unknown_union_branch('message') }} as has_unknown_union_branch,
+        -- A cheap text test routes only shard records through the (shuffling) reassembly.
+        coalesce(payload rlike '"total"\\s*:\\s*[1-9]', false)
+        and parse_rejection_reason is null
+        and not {{ oms_avro_unknown_union_branch('message') }}
+        and {{ oms_avro_union_value('message.operation') }} in ('INSERT', 'UPDATE', 'DELETE', 'DDL', 'BEGIN', 'COMMIT', 'HEARTBEAT')
+        and message.total >= 1 as is_shard
+    from messages
+
+),
+
+shard_copies as (
+
+    select
+        *,
+        row_number() over (partition by message.id, message.index order by file_path, line_number) as shard_copy
+    from checked
+    where is_shard
+
+),
+
+shard_sets as (
+
+    select
+        *,
+        array_sort(collect_list(
+            if(shard_copy = 1, named_struct(
+                'index', message.index, 'total', message.total,
+                'before', message.beforeImageBytes, 'after', message.afterImageBytes
+            ), null)
+        ) over (partition by message.id)) as pieces
+    from shard_copies
+
+),
+
+shards as (
+
+    select
+        *,
+        case
+            when shard_copy > 1 then 'duplicate_shard'
+            when not is_complete then 'incomplete_shards'
+            when message.index != 0 then 'shard_merged'
+        end as shard_reason,
+        if(
+            shard_copy = 1 and message.index = 0 and is_complete,
+            nullif(array_join(transform(pieces, piece -> piece.before), ''), ''),
+            null
+        ) as before_image_bytes,
+        if(
+            shard_copy = 1 and message.index = 0 and is_complete,
+            nullif(array_join(transform(pieces, piece -> piece.after), ''), ''),
+            null
+        ) as after_image_bytes
+    from (
+        select
+            *,
+            transform(pieces, piece -> piece.index) = sequence(0, message.total - 1)
+            and forall(pieces, piece -> piece.total = message.total) as is_complete
+        from shard_sets
+    )
+
+)
+
+{%- set columns = [
+    'file_path', 'line_number', 'message_index', 'landed_at', 'payload', 'message_json', 'message',
+    'parse_rejection_reason', 'has_unknown_union_branch',
+] %}
+
+select
+    {{ columns | join(', ') }},
+    cast(null as string) as shard_reason,
+    cast(null as string) as before_image_bytes,
+    cast(null as string) as after_image_bytes,
+    {{ load_time() }} as loaded_at
+from checked
+where not is_shard
+
+union all
+
+select
+    {{ columns | join(', ') }},
+    shard_reason,
+    before_image_bytes,
+    after_image_bytes,
+    {{ load_time() }} as loaded_at
+from shards

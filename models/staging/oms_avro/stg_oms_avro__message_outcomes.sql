@@ -1,1 +1,0 @@
-{{ message_outcomes(ref('base_oms_avro__messages')) }}
