@@ -210,8 +210,34 @@
 {%- endmacro %}
 
 
-{#- An image (one side of a record) as column name -> text for its present values, NULL unless
-    the field names are distinct and named and the image holds a value for each. -#}
+{#- Every value of an image array, decoded (`dts_avro_value_text`). -#}
+{% macro dts_avro_values(items) -%}
+    transform(
+        transform({{ items }}, item -> {{ dts_avro_union_branch('item') }}),
+        dts_value -> {{ dts_avro_value_text('dts_value') }}
+    )
+{%- endmacro %}
+
+
+{#- The record's one row: column name -> text for the present values of each image, NULL unless
+    the field names are distinct and named and the image holds a value for each. An insert's
+    before image and a delete's after image are not read even where sent. -#}
+{% macro dts_avro_row_images(message, names, before_values, after_values) -%}
+    array(named_struct(
+        'before_image', if(
+            {{ message }}.operation != 'INSERT',
+            {{ dts_avro_image(names, message ~ '.beforeImages.array', before_values) }},
+            null
+        ),
+        'after_image', if(
+            {{ message }}.operation != 'DELETE',
+            {{ dts_avro_image(names, message ~ '.afterImages.array', after_values) }},
+            null
+        )
+    ))
+{%- endmacro %}
+
+
 {% macro dts_avro_image(names, items, values) -%}
     if(
         {{ array_size(items) }} = {{ array_size(names) }}
@@ -228,14 +254,66 @@
 {%- endmacro %}
 
 
-{#- Why an image the record carries cannot be read: not one value per field, else its first
-    value's reason; NULL for an absent or empty image (judged by the shared ladder). -#}
+{#- Why the record's images cannot be read: fields unnamed or named twice, an image without one
+    value per field, else the first value's reason. An absent or empty image is the shared
+    ladder's to judge (missing_row_image). -#}
+{% macro dts_avro_image_rejection_reason(message, names, before_values, after_values) -%}
+    case
+        when {{ array_size(names) }} = 0 or exists({{ names }}, field_name -> coalesce(field_name, '') = '')
+            then 'missing_columns'
+        when size(array_distinct({{ names }})) != size({{ names }}) then 'duplicate_column'
+        else coalesce(
+            if(
+                {{ message }}.operation != 'INSERT',
+                {{ dts_avro_image_reason(names, message ~ '.beforeImages.array', before_values) }},
+                null
+            ),
+            if(
+                {{ message }}.operation != 'DELETE',
+                {{ dts_avro_image_reason(names, message ~ '.afterImages.array', after_values) }},
+                null
+            )
+        )
+    end
+{%- endmacro %}
+
+
 {% macro dts_avro_image_reason(names, items, values) -%}
     case
         when {{ array_size(items) }} = 0 then null
         when {{ array_size(items) }} != {{ array_size(names) }} then 'invalid_row_image'
         else try_element_at(filter(transform({{ values }}, column_value -> column_value.reason), reason -> reason is not null), 1)
     end
+{%- endmacro %}
+
+
+{#- `objectName` is "<database>.<table>": the table is what follows the first dot. -#}
+{% macro dts_avro_table_name(object_name) -%}
+    if(instr({{ object_name }}, '.') > 0, substr({{ object_name }}, instr({{ object_name }}, '.') + 1), null)
+{%- endmacro %}
+
+
+{#- The primary key's columns, from the tag `pk_uk_info` ({"PRIMARY": [...], ...}). -#}
+{% macro dts_avro_key_columns(tags) -%}
+    try_element_at(from_json(try_element_at({{ tags }}, 'pk_uk_info'), 'map<string, array<string>>'), 'PRIMARY')
+{%- endmacro %}
+
+
+{#- Column name -> MySQL type name, from the fields' `dataTypeNumber` (MySQL's column type
+    numbers, named by `type_names`; a number it lacks stays as its text). NULL unless the names
+    are distinct and named. -#}
+{% macro dts_avro_column_types(fields, type_names) -%}
+    if(
+        size(array_distinct(array_compact(transform({{ fields }}, field -> field.name)))) = {{ array_size(fields) }},
+        map_from_entries(transform(
+            {{ fields }},
+            field -> named_struct(
+                'key', field.name,
+                'value', coalesce(try_element_at({{ type_names }}, cast(field.dataTypeNumber as string)), cast(field.dataTypeNumber as string))
+            )
+        )),
+        null
+    )
 {%- endmacro %}
 
 

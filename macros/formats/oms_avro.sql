@@ -81,12 +81,103 @@
 
 {#- Column names of an index array (`pkIndexes`, an entry of `ukIndexes`), NULL when any index is
     out of range. -#}
-{% macro oms_avro_key_columns(indexes, fields) -%}
+{% macro oms_avro_index_columns(indexes, fields) -%}
     if(
         forall({{ indexes }}, i -> i between 0 and size({{ fields }}) - 1),
         transform({{ indexes }}, i -> get({{ fields }}, i).name),
         null
     )
+{%- endmacro %}
+
+
+{#- The record's key: its primary key's columns (`pkIndexes`), else its first unique key's. -#}
+{% macro oms_avro_key_columns(record, fields) -%}
+    coalesce(
+        nullif({{ oms_avro_index_columns('coalesce(' ~ oms_avro_union_value(record ~ '.pkIndexes') ~ ', array())', fields) }}, array()),
+        {{ oms_avro_index_columns('get(' ~ oms_avro_union_value(record ~ '.ukIndexes') ~ ', 0)', fields) }}
+    )
+{%- endmacro %}
+
+
+{#- `timestamp`, epoch seconds (004); 0 or less is unknown. -#}
+{% macro oms_avro_event_at(timestamp) -%}
+    if({{ oms_avro_union_value(timestamp) }} > 0, timestamp_seconds({{ oms_avro_union_value(timestamp) }}), null)
+{%- endmacro %}
+
+
+{#- An image array: the record's, or the JSON text of a shard set's decoded bytes where there is one. -#}
+{% macro oms_avro_images(images, images_json) -%}
+    if(
+        {{ images_json }} is null,
+        {{ oms_avro_union_value(images) }},
+        from_json({{ images_json }}, '{{ oms_avro_image_type() }}')
+    )
+{%- endmacro %}
+
+
+{#- Every ColumnValue of an image array, decoded (`oms_avro_column_value`). -#}
+{% macro oms_avro_values(images, wkt) -%}
+    transform({{ images }}, column_value -> {{ oms_avro_column_value('column_value', wkt) }})
+{%- endmacro %}
+
+
+{#- Whether every field has a name, each name once. -#}
+{% macro oms_avro_fields_valid(fields) -%}
+    coalesce(
+        size(array_compact(transform({{ fields }}, field -> field.name))) = size({{ fields }})
+        and size(array_distinct(transform({{ fields }}, field -> field.name))) = size({{ fields }}),
+        false
+    )
+{%- endmacro %}
+
+
+{#- An image as column name -> text, NULL unless the fields are valid and the image holds a value
+    for each. -#}
+{% macro oms_avro_image(fields, values) -%}
+    if(
+        {{ oms_avro_fields_valid(fields) }} and size({{ values }}) = size({{ fields }}),
+        map_from_arrays(transform({{ fields }}, field -> field.name), transform({{ values }}, column_value -> column_value.text)),
+        null
+    )
+{%- endmacro %}
+
+
+{#- Column name -> MySQL type name, from the images' `type_info` (OMS DataType names, named by
+    `type_names`; a name it lacks stays as sent). -#}
+{% macro oms_avro_column_types(fields, images, type_names) -%}
+    if(
+        {{ oms_avro_fields_valid(fields) }} and size({{ images }}) = size({{ fields }}),
+        map_from_arrays(
+            transform({{ fields }}, field -> field.name),
+            transform({{ images }}, column_value -> coalesce(try_element_at({{ type_names }}, column_value.type_info), column_value.type_info))
+        ),
+        null
+    )
+{%- endmacro %}
+
+
+{#- Why the record's images cannot be read: no fields, fields unnamed or named twice, an image
+    without one value per field, a key index out of range, else the first value's reason. -#}
+{% macro oms_avro_image_rejection_reason(record, fields, before_images, after_images, before_values, after_values) -%}
+    case
+        when {{ array_size(fields) }} < 1 then 'missing_fields'
+        when not {{ oms_avro_fields_valid(fields) }} then 'invalid_fields'
+        when
+            ({{ before_images }} is not null and size({{ before_images }}) != size({{ fields }}))
+            or ({{ after_images }} is not null and size({{ after_images }}) != size({{ fields }}))
+            then 'image_field_count_mismatch'
+        when
+            {{ oms_avro_index_columns('coalesce(' ~ oms_avro_union_value(record ~ '.pkIndexes') ~ ', array())', fields) }} is null
+            or exists(
+                coalesce({{ oms_avro_union_value(record ~ '.ukIndexes') }}, array()),
+                unique_key -> {{ oms_avro_index_columns('unique_key', fields) }} is null
+            )
+            then 'invalid_key_index'
+        else coalesce(
+            get(filter(transform({{ before_values }}, column_value -> column_value.error), error -> error is not null), 0),
+            get(filter(transform({{ after_values }}, column_value -> column_value.error), error -> error is not null), 0)
+        )
+    end
 {%- endmacro %}
 
 
@@ -245,21 +336,4 @@
 
 {% macro oms_avro_value_error(reason) -%}
     named_struct('text', cast(null as string), 'error', '{{ reason }}')
-{%- endmacro %}
-
-
-{#- A SQL list of string literals, for `in`. -#}
-{% macro sql_list(values) -%}
-    ({% for value in values %}{{ string_literal(value) }}{{ ', ' if not loop.last }}{% endfor %})
-{%- endmacro %}
-
-
-{#- An image as column name -> text, NULL unless the field names are valid and the image holds a
-    value for each field. -#}
-{% macro oms_avro_image(names, names_valid, values) -%}
-    if(
-        {{ names_valid }} and size({{ values }}) = size({{ names }}),
-        map_from_arrays({{ names }}, transform({{ values }}, column_value -> column_value.text)),
-        null
-    )
 {%- endmacro %}
