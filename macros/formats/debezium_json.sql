@@ -29,6 +29,15 @@
 {%- endmacro %}
 
 
+{#- The payload's text fields, which must hold strings (json_object_rejection_reason), wrapped or not. -#}
+{% macro debezium_json_text_fields() -%}
+    {%- set fields = ['op', 'ddl', 'databaseName', 'source.db', 'source.table', 'source.file'] -%}
+    {%- set wrapped = [] -%}
+    {%- for field in fields %}{% do wrapped.append('payload.' ~ field) %}{% endfor -%}
+    {{ return(fields + wrapped) }}
+{%- endmacro %}
+
+
 {#- The payload of a wrapped value, else the value itself: the `payload` fields of `message`. -#}
 {% macro debezium_json_payload(message) -%}
     if(

@@ -241,26 +241,11 @@
     case
         when {{ column_value }}.value is null then {{ oms_avro_value_text('cast(null as string)') }}
         when size({{ column_value }}.value) != 1 then {{ oms_avro_value_error('invalid_union') }}
-        when {{ branch }} in ('int', 'long') then if(
-            {{ json_value_get(v, '$', 'bigint') }} is null,
-            {{ oms_avro_value_error('invalid_number') }},
-            {{ oms_avro_value_text('cast(' ~ json_value_get(v, '$', 'bigint') ~ ' as string)') }}
-        )
-        when {{ branch }} = 'boolean' then if(
-            {{ json_value_get(v, '$', 'boolean') }} is null,
-            {{ oms_avro_value_error('invalid_boolean') }},
-            {{ oms_avro_value_text('cast(' ~ json_value_get(v, '$', 'boolean') ~ ' as string)') }}
-        )
-        when {{ branch }} = 'float' or ({{ branch }} = 'double' and {{ column_value }}.type_info = 'FLOAT') then if(
-            {{ json_value_get(v, '$', 'float') }} is null,
-            {{ oms_avro_value_error('invalid_number') }},
-            {{ oms_avro_value_text('cast(' ~ json_value_get(v, '$', 'float') ~ ' as string)') }}
-        )
-        when {{ branch }} = 'double' then if(
-            {{ json_value_get(v, '$', 'double') }} is null,
-            {{ oms_avro_value_error('invalid_number') }},
-            {{ oms_avro_value_text('cast(' ~ json_value_get(v, '$', 'double') ~ ' as string)') }}
-        )
+        when {{ branch }} in ('int', 'long') then {{ oms_avro_typed_value(v, 'bigint', 'invalid_number') }}
+        when {{ branch }} = 'boolean' then {{ oms_avro_typed_value(v, 'boolean', 'invalid_boolean') }}
+        when {{ branch }} = 'float' or ({{ branch }} = 'double' and {{ column_value }}.type_info = 'FLOAT')
+            then {{ oms_avro_typed_value(v, 'float', 'invalid_number') }}
+        when {{ branch }} = 'double' then {{ oms_avro_typed_value(v, 'double', 'invalid_number') }}
         when {{ branch }} = 'string' then {{ oms_avro_value_text(text) }}
         when {{ branch }} = 'bytes' then if(
             {{ latin1 }},
@@ -326,6 +311,16 @@
         )
         else {{ oms_avro_value_error('unknown_value_branch') }}
     end
+{%- endmacro %}
+
+
+{#- A primitive value as the Spark type of its branch, printed; else an error. -#}
+{% macro oms_avro_typed_value(value, spark_type, error) -%}
+    if(
+        {{ json_value_get(value, '$', spark_type) }} is null,
+        {{ oms_avro_value_error(error) }},
+        {{ oms_avro_value_text('cast(' ~ json_value_get(value, '$', spark_type) ~ ' as string)') }}
+    )
 {%- endmacro %}
 
 

@@ -6,10 +6,13 @@
 {%- endmacro %}
 
 
-{#- is_incremental(), and false where dbt may not look at the warehouse: a unit test (no `this`)
-    and `dbt compile --no-introspect` compile a model as a full refresh. -#}
+{#- is_incremental(), and false where dbt may not look at the warehouse (a unit test has no `this`;
+    `dbt compile --no-introspect`) and under `dbt show`, which is to preview what the model holds,
+    not what a run would add: those compile a model as a full refresh. -#}
 {% macro incremental_run() -%}
-    {{ return(execute and flags.INTROSPECT is not false and this is not none and is_incremental()) }}
+    {{ return(
+        execute and flags.INTROSPECT is not false and flags.WHICH != 'show' and this is not none and is_incremental()
+    ) }}
 {%- endmacro %}
 
 {#- In an incremental run of this model: `<column> > <newest value this model holds>`, the
@@ -54,22 +57,18 @@
 
 
 {#- The changes of `changes` loaded after this fact's newest, one per change_id, that this fact
-    does not hold yet. An exact redelivery repeats a change_id; the first landed copy wins, by
-    landing time, so a copy landed after a run is dropped by the next incremental run as by a
-    full refresh. -#}
+    does not hold yet, with the columns of `changes`. An exact redelivery repeats a change_id;
+    the first landed copy wins, by landing time, so a copy landed after a run is dropped by the
+    next incremental run as by a full refresh. -#}
 {% macro new_first_landed_changes(changes) -%}
-    select landed.*
+    select landed.first_copy.*
     from (
-        select
-            *,
-            row_number() over (
-                partition by change_id order by landed_at, file_path, line_number, message_index
-            ) as landed_copy
+        select min_by(struct(*), struct(landed_at, file_path, line_number, message_index)) as first_copy
         from {{ changes }}
         where {{ loaded_after_this() }}
+        group by change_id
     ) as landed
     {%- if incremental_run() %}
-    left anti join {{ this }} as facts on landed.change_id = facts.change_id
+    left anti join {{ this }} as facts on landed.first_copy.change_id = facts.change_id
     {%- endif %}
-    where landed.landed_copy = 1
 {%- endmacro %}

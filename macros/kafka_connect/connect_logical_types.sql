@@ -3,24 +3,27 @@
     types, and values that are not what their type says, keep their JSON text. -#}
 {% macro connect_value_as_text(value_text, field_schema) -%}
     {%- set logical_type = field_schema ~ '.name' -%}
+    {#- Durations and instants by logical type: the units of a second their count is in. -#}
+    {%- set durations = {
+        'io.debezium.time.Time': 1000, 'org.apache.kafka.connect.data.Time': 1000,
+        'io.debezium.time.MicroTime': 1000000, 'io.debezium.time.NanoTime': 1000000000,
+    } -%}
+    {%- set instants = {
+        'io.debezium.time.Timestamp': 1000, 'org.apache.kafka.connect.data.Timestamp': 1000,
+        'io.debezium.time.MicroTimestamp': 1000000, 'io.debezium.time.NanoTimestamp': 1000000000,
+    } -%}
     coalesce(
         case
             when {{ logical_type }} = 'org.apache.kafka.connect.data.Decimal'
                 then {{ connect_decimal_text(value_text, 'cast(' ~ field_schema ~ ".parameters['scale'] as int)") }}
             when {{ logical_type }} in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
                 then {{ connect_date_text('cast(' ~ value_text ~ ' as int)') }}
-            when {{ logical_type }} in ('io.debezium.time.Time', 'org.apache.kafka.connect.data.Time')
-                then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', 1000) }}
-            when {{ logical_type }} = 'io.debezium.time.MicroTime'
-                then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', 1000000) }}
-            when {{ logical_type }} = 'io.debezium.time.NanoTime'
-                then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', 1000000000) }}
-            when {{ logical_type }} in ('io.debezium.time.Timestamp', 'org.apache.kafka.connect.data.Timestamp')
-                then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', 1000) }}
-            when {{ logical_type }} = 'io.debezium.time.MicroTimestamp'
-                then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', 1000000) }}
-            when {{ logical_type }} = 'io.debezium.time.NanoTimestamp'
-                then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', 1000000000) }}
+            {%- for name, units in durations.items() %}
+            when {{ logical_type }} = '{{ name }}' then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', units) }}
+            {%- endfor %}
+            {%- for name, units in instants.items() %}
+            when {{ logical_type }} = '{{ name }}' then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', units) }}
+            {%- endfor %}
             when {{ logical_type }} = 'io.debezium.time.ZonedTimestamp'
                 then {{ connect_zoned_timestamp_text(value_text) }}
             when {{ logical_type }} = 'io.debezium.data.Bits'

@@ -1,9 +1,11 @@
-{#- Every format's first step: landed lines (or Avro records in their JSON encoding) as one row per
-    message, parsed with the format's explicit schema, with the reason a message is not a usable
-    JSON object (NULL when it is). A batch line (a JSON array) gives a row per element; a line
-    that gives no message keeps one row with a NULL message_index. Where a format reads Kafka
-    tombstones (an empty value or JSON null), those pass unchecked and are flagged. -#}
-{% macro json_messages(lines, message_schema, text_fields, batches=false, tombstones=false) -%}
+{#- Every format's first step: the lines of its landing not loaded yet (and the records of its
+    binary container files: Avro records in their JSON encoding) as one row per message, parsed
+    with the format's explicit schema, with the reason a message is not a usable JSON object
+    (NULL when it is). A batch line (a JSON array) gives a row per element; a line that gives no
+    message keeps one row with a NULL message_index. Where a format reads Kafka tombstones (an
+    empty value or JSON null), those pass unchecked and are flagged. -#}
+{% macro json_messages(landing, message_schema, text_fields, batches=false, tombstones=false, container_records=none) -%}
+{%- set lines = '(' ~ landed_lines_not_loaded(landing, container_records) ~ ')' -%}
 select
     *,
     case
@@ -23,7 +25,7 @@ from (
             *,
             batch_rejection_reason as line_rejection_reason,
             false as is_tombstone
-        from ({{ split_json_batches(lines) }})
+        from ({{ split_json_batches(lines ~ ' as landed_lines') }})
         {%- else %}
         select
             file_path,
@@ -39,7 +41,7 @@ from (
                 when payload is null then 'invalid_avro_container'
                 when {{ is_blank('payload') }} then 'empty_line'
             end as line_rejection_reason
-        from {{ lines }}
+        from {{ lines }} as landed_lines
         {%- endif %}
     )
 )

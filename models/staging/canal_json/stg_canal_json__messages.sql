@@ -1,14 +1,10 @@
 with
 
-landed_lines as (
-
-    {{ landed_lines_not_loaded(source('canal_json', 'landed_lines')) }}
-
-),
-
 messages as (
 
-    {{ json_messages('landed_lines', canal_json_message_schema(), ['database', 'table', 'type', 'sql'], batches=true) }}
+    {{ json_messages(
+        source('canal_json', 'landed_lines'), canal_json_message_schema(), ['database', 'table', 'type', 'sql'], batches=true
+    ) }}
 
 ),
 

@@ -1,15 +1,9 @@
 with
 
-landed_lines as (
-
-    {{ landed_lines_not_loaded(source('cloudcanal_json', 'landed_lines')) }}
-
-),
-
 messages as (
 
     {{ json_messages(
-        'landed_lines',
+        source('cloudcanal_json', 'landed_lines'),
         cloudcanal_json_message_schema(),
         ['db', 'schema', 'table', 'action', 'entryType', 'sql'],
         batches=true,

@@ -1,22 +1,11 @@
 with
 
-landed_lines as (
-
-    {{ landed_lines_not_loaded(source('debezium_json', 'landed_lines')) }}
-
-),
-
 -- One Kafka value per line (Debezium does not batch). An empty value or JSON null is a tombstone
 -- (Debezium follows each delete with one for log compaction).
 messages as (
 
     {{ json_messages(
-        'landed_lines',
-        debezium_json_message_schema(),
-        ['op', 'ddl', 'databaseName', 'source.db', 'source.table', 'source.file',
-         'payload.op', 'payload.ddl', 'payload.databaseName', 'payload.source.db', 'payload.source.table',
-         'payload.source.file'],
-        tombstones=true,
+        source('debezium_json', 'landed_lines'), debezium_json_message_schema(), debezium_json_text_fields(), tombstones=true
     ) }}
 
 ),

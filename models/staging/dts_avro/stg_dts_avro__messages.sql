@@ -1,16 +1,13 @@
 with
 
-landed_records as (
-
-    {{ landed_lines_not_loaded(source('dts_avro', 'landed_lines'), ref('base_dts_avro__container_records')) }}
-
-),
-
 -- One record per line, or per record of a binary container file.
 messages as (
 
     {{ json_messages(
-        'landed_records', dts_avro_message_schema(), ['sourcePosition', 'safeSourcePosition', 'sourceTxid', 'operation']
+        source('dts_avro', 'landed_lines'),
+        dts_avro_message_schema(),
+        ['sourcePosition', 'safeSourcePosition', 'sourceTxid', 'operation'],
+        container_records=ref('base_dts_avro__container_records'),
     ) }}
 
 ),

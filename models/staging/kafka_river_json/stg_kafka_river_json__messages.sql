@@ -1,16 +1,10 @@
 with
 
-landed_lines as (
-
-    {{ landed_lines_not_loaded(source('kafka_river_json', 'landed_lines')) }}
-
-),
-
 -- One message per line (003): KafkaRiverCanal does not batch, so a JSON array line is
 -- not_a_json_object rather than a batch.
 messages as (
 
-    {{ json_messages('landed_lines', kafka_river_json_message_schema(), ['binlog', 'db', 'table', 'event']) }}
+    {{ json_messages(source('kafka_river_json', 'landed_lines'), kafka_river_json_message_schema(), ['binlog', 'db', 'table', 'event']) }}
 
 ),
 

@@ -7,15 +7,12 @@
 -- until a full refresh.
 with
 
-landed_records as (
-
-    {{ landed_lines_not_loaded(source('oms_avro', 'landed_lines'), ref('base_oms_avro__container_records')) }}
-
-),
-
 messages as (
 
-    {{ json_messages('landed_records', oms_avro_message_schema(), []) }}
+    {{ json_messages(
+        source('oms_avro', 'landed_lines'), oms_avro_message_schema(), [],
+        container_records=ref('base_oms_avro__container_records'),
+    ) }}
 
 ),
 
