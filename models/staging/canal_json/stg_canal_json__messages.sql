@@ -22,6 +22,7 @@ spelled as (
         {{ epoch_to_timestamp('message.ts') }} as emitted_at,
         cast(null as string) as source_position,
         cast(nullif(message.id, 0) as string) as message_id,
+        cast(null as string) as transaction_id,
         message.pkNames as key_columns,
         {{ paired_row_images('message.type', 'data_images', 'old_images') }} as row_images,
         -- `old` holds the changed columns only (000), or the whole old row (001).

@@ -24,6 +24,7 @@ spelled as (
         {{ epoch_to_timestamp('message.sendTs') }} as emitted_at,
         cast(null as string) as source_position,
         cast(null as string) as message_id,
+        cast(null as string) as transaction_id,
         message.pks as key_columns,
         {{ paired_row_images('message.action', 'data_images', 'before_images') }} as row_images,
         -- `before` is the full old row; overlaying keeps a partial one correct too.

@@ -41,6 +41,7 @@ spelled as (
         concat(nullif(event.source.file, ''), ':', event.source.pos) as source_position,
         -- No message id: source.gtid names a transaction, which many row events share.
         cast(null as string) as message_id,
+        cast(null as string) as transaction_id,
         -- The value names no key (the Kafka key holds the key's values only).
         cast(array() as array<string>) as key_columns,
         array(named_struct(

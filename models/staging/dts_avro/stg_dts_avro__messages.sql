@@ -39,6 +39,7 @@ spelled as (
         {{ epoch_to_timestamp('try_element_at(message.processTimestamps.array, -1)') }} as emitted_at,
         {{ dts_avro_source_position('message.sourcePosition') }} as source_position,
         cast(message.id as string) as message_id,
+        nullif(message.sourceTxid, '') as transaction_id,
         {{ dts_avro_key_columns('message.tags') }} as key_columns,
         {{ dts_avro_row_images('message', 'field_names', 'before_values', 'after_values') }} as row_images,
         false as before_images_are_partial,

@@ -25,6 +25,7 @@ spelled as (
         {{ epoch_to_timestamp('message.canalTime') }} as emitted_at,
         {{ kafka_river_json_source_position('message.binlog') }} as source_position,
         cast(null as string) as message_id,
+        cast(null as string) as transaction_id,
         message.keys as key_columns,
         if({{ array_size('message.columns') }} = 0, array(), array(named_struct(
             'before_image', case message.event when 'd' then row_image when 'u' then old_image end,

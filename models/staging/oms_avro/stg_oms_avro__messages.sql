@@ -56,6 +56,7 @@ spelled as (
         cast(null as timestamp) as emitted_at,
         {{ oms_avro_union_value('message.position') }} as source_position,
         cast(message.id as string) as message_id,
+        {{ oms_avro_union_value('message.xid') }} as transaction_id,
         {{ oms_avro_key_columns('message', 'fields') }} as key_columns,
         array(named_struct(
             'before_image', {{ oms_avro_image('fields', 'before_values') }},
