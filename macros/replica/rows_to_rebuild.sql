@@ -1,0 +1,30 @@
+{#- The rows whose versions this run builds: in an incremental run, the rows with events loaded
+    since this model last ran and the rows a new TRUNCATE or DROP ends (open at its time), each
+    to be rebuilt from all its events, so that late and out-of-order changes give what a full
+    refresh gives; otherwise every row. It reads `this`: only dim_row_versions calls it. -#}
+{% macro rows_to_rebuild(events, resets) -%}
+    select
+        database_name,
+        table_name,
+        primary_key,
+        loaded_at
+    from {{ events }}
+    where {{ loaded_after_this() }}
+    {%- if incremental_run() %}
+
+    union all
+
+    select
+        versions.database_name,
+        versions.table_name,
+        versions.primary_key,
+        new_resets.loaded_at
+    from {{ this }} as versions
+    inner join (select * from {{ resets }} where {{ loaded_after_this() }}) as new_resets
+        on
+            versions.database_name = new_resets.database_name
+            and versions.table_name = new_resets.table_name
+            and versions.valid_from <= new_resets.reset_at
+            and (versions.valid_to is null or versions.valid_to >= new_resets.reset_at)
+    {%- endif %}
+{%- endmacro %}
