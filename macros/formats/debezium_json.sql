@@ -78,18 +78,17 @@
 {%- endmacro %}
 
 
-{#- The shared operation: c, r and 002's i are INSERT, u UPDATE, d DELETE. A schema change's
-    kind: a truncate event is TRUNCATE; a RENAME or index statement is what its SQL says
-    (Debezium reports those as an ALTER table change); otherwise the `tableChanges` type (CREATE,
-    ALTER, DROP) where there is one, 002's `a` is ALTER, else the statement's own leading words. -#}
-{% macro debezium_json_operation(op, table_change_type, sql_text) -%}
+{#- The shared operation of a row change: c, r and 002's i are INSERT, u UPDATE, d DELETE. A
+    schema change's kind: a truncate event is TRUNCATE; a RENAME or index statement is what its
+    SQL says (Debezium reports those as an ALTER table change); otherwise the `tableChanges` type
+    (CREATE, ALTER, DROP) where there is one, 002's `a` is ALTER, else the statement's own
+    leading words. NULL for any other event. -#}
+{% macro debezium_json_operation(event_kind, op, table_change_type, sql_text) -%}
     case
-        when {{ op }} in ('c', 'r', 'i') then 'INSERT'
-        when {{ op }} = 'u' then 'UPDATE'
-        when {{ op }} = 'd' then 'DELETE'
+        when {{ event_kind }} = 'row_change' then case {{ op }} when 'u' then 'UPDATE' when 'd' then 'DELETE' else 'INSERT' end
+        when {{ event_kind }} != 'schema_change' then null
         when {{ op }} = 't' then 'TRUNCATE'
-        when {{ ddl_kind_from_sql(sql_text) }} in ('RENAME', 'CREATE_INDEX', 'DROP_INDEX')
-            then {{ ddl_kind_from_sql(sql_text) }}
+        when {{ ddl_kind_from_sql(sql_text) }} in ('RENAME', 'CREATE_INDEX', 'DROP_INDEX') then {{ ddl_kind_from_sql(sql_text) }}
         when {{ table_change_type }} in ('CREATE', 'ALTER', 'DROP') then {{ table_change_type }}
         when {{ op }} = 'a' then 'ALTER'
         else {{ ddl_kind_from_sql(sql_text) }}

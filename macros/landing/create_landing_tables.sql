@@ -100,3 +100,19 @@
     {%- set working_directory = run_query("select reflect('java.lang.System', 'getProperty', 'user.dir')").columns[0].values()[0] -%}
     {{ return(working_directory ~ '/' ~ path) }}
 {%- endmacro %}
+
+
+{#- One row (source_format, file_path) per landed line of every format of var('cdc_formats'), and
+    per record of its binary container files: what the landing holds, to reconcile with. -#}
+{% macro landed_rows() -%}
+    {%- for format, landing in var('cdc_formats').items() %}
+    select '{{ format }}' as source_format, file_path from {{ source(format, 'landed_lines') }}
+    {%- if landing.containers %}
+    union all
+    select '{{ format }}' as source_format, file_path from {{ ref('base_' ~ format ~ '__container_records') }}
+    {%- endif %}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{%- endmacro %}

@@ -14,16 +14,7 @@ with
 
 landed_rows as (
 
-    {%- for format, landing in var('cdc_formats').items() %}
-    select '{{ format }}' as source_format, file_path from {{ source(format, 'landed_lines') }}
-    {%- if landing.containers %}
-    union all
-    select '{{ format }}' as source_format, file_path from {{ ref('base_' ~ format ~ '__container_records') }}
-    {%- endif %}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
+    {{ landed_rows() }}
 
 ),
 
@@ -53,7 +44,7 @@ reconciled as (
 select
     coalesce(landed.source_format, reconciled.source_format) as source_format,
     coalesce(landed.file_path, reconciled.file_path) as file_path,
-    landed.landed_lines as landed_lines,
+    landed.landed_lines,
     reconciled.landed_lines as reconciled_lines
 from landed
 full outer join reconciled

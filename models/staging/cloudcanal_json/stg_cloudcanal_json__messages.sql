@@ -34,9 +34,10 @@ spelled as (
         nullif(message.sql, '') as sql_text,
         message.tableChanges as table_change,
         -- Rows come in ROWDATA entries (or ones without an entry type); other entries are control.
-        if(
-            coalesce(event_kind, '') != 'control' and coalesce(message.entryType, '') not in ('', 'ROWDATA'), 'unknown_event_type', null
-        ) as format_rejection_reason,
+        case
+            when coalesce(event_kind, '') != 'control' and coalesce(message.entryType, '') not in ('', 'ROWDATA')
+                then 'unknown_event_type'
+        end as format_rejection_reason,
         cast(null as string) as image_rejection_reason
     from (
         select

@@ -15,6 +15,7 @@ events as (
 
     select
         *,
+        if(is_tombstone, 'control', {{ debezium_json_event_kind('event') }}) as event_kind,
         nullif(event.ddl, '') as sql_text,
         try_element_at(table_changes.tableChanges, 1) as table_change
     from (
@@ -30,10 +31,9 @@ spelled as (
 
     select
         *,
-        if(is_tombstone, 'control', {{ debezium_json_event_kind('event') }}) as event_kind,
         'tombstone' as skip_reason,
         coalesce(event.op, table_change.type) as source_operation,
-        {{ debezium_json_operation('event.op', 'table_change.type', 'sql_text') }} as operation,
+        {{ debezium_json_operation('event_kind', 'event.op', 'table_change.type', 'sql_text') }} as operation,
         coalesce(nullif(event.source.db, ''), nullif(event.databaseName, '')) as database_name,
         nullif(event.source.table, '') as table_name,
         {{ epoch_to_timestamp('event.source.ts_ms') }} as event_at,
@@ -49,8 +49,8 @@ spelled as (
             'after_image', {{ debezium_json_image('event.after', 'message') }}
         )) as row_images,
         false as before_images_are_partial,
-        cast(null as map<string, string>) as column_types,
-        cast(null as map<string, int>) as column_jdbc_types,
+        cast(null as map <string, string>) as column_types,
+        cast(null as map <string, int>) as column_jdbc_types,
         if(table_changes._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
     from events

@@ -12,16 +12,20 @@ messages as (
 
 ),
 
--- Every image value decoded once. A DDL record's statement is its `afterImages` string.
+-- Every image value decoded once (type numbers named by the seed). A DDL record's statement is its
+-- `afterImages` string.
 decoded as (
 
     select
-        *,
-        transform(message.fields.array, field -> field.name) as field_names,
-        {{ dts_avro_values('message.beforeImages.array') }} as before_values,
-        {{ dts_avro_values('message.afterImages.array') }} as after_values,
-        if(message.operation = 'DDL', nullif(message.afterImages.string, ''), null) as sql_text
+        messages.*,
+        type_names.type_names,
+        transform(messages.message.fields.array, field -> field.name) as field_names,
+        {{ dts_avro_values('messages.message.beforeImages.array') }} as before_values,
+        {{ dts_avro_values('messages.message.afterImages.array') }} as after_values,
+        if(messages.message.operation = 'DDL', nullif(messages.message.afterImages.string, ''), null) as sql_text
     from messages
+    cross join
+        {{ lookup_map(ref('dts_mysql_data_types'), 'data_type_number', 'mysql_type_name', 'type_names') }} as type_names
 
 ),
 
@@ -44,13 +48,14 @@ spelled as (
         {{ dts_avro_row_images('message', 'field_names', 'before_values', 'after_values') }} as row_images,
         false as before_images_are_partial,
         {{ dts_avro_column_types('message.fields.array', 'type_names') }} as column_types,
-        cast(null as map<string, int>) as column_jdbc_types,
+        cast(null as map <string, int>) as column_jdbc_types,
         cast(null as {{ table_changes_schema() }}) as table_change,
-        if({{ dts_avro_unknown_union_branch('message_json') }}, 'unknown_union_branch', null) as format_rejection_reason,
-        {{ dts_avro_image_rejection_reason('message', 'field_names', 'before_values', 'after_values') }}
-            as image_rejection_reason
+        case when {{ dts_avro_unknown_union_branch('message_json') }} then 'unknown_union_branch' end
+            as format_rejection_reason,
+        {{ dts_avro_image_rejection_reason(
+            'message', 'field_names', 'before_values', 'after_values'
+        ) }} as image_rejection_reason
     from decoded
-    cross join {{ lookup_map(ref('dts_mysql_data_types'), 'data_type_number', 'mysql_type_name', 'type_names') }}
 
 )
 

@@ -4,7 +4,9 @@ with
 -- not_a_json_object rather than a batch.
 messages as (
 
-    {{ json_messages(source('kafka_river_json', 'landed_lines'), kafka_river_json_message_schema(), ['binlog', 'db', 'table', 'event']) }}
+    {{ json_messages(
+        source('kafka_river_json', 'landed_lines'), kafka_river_json_message_schema(), ['binlog', 'db', 'table', 'event']
+    ) }}
 
 ),
 
@@ -33,7 +35,7 @@ spelled as (
         ))) as row_images,
         true as before_images_are_partial,
         {{ kafka_river_json_column_map('message.columns', 'row_column.t') }} as column_types,
-        cast(null as map<string, int>) as column_jdbc_types,
+        cast(null as map <string, int>) as column_jdbc_types,
         cast(null as string) as sql_text,
         cast(null as {{ table_changes_schema() }}) as table_change,
         cast(null as string) as format_rejection_reason,

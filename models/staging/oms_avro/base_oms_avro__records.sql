@@ -25,7 +25,7 @@ checked as (
         coalesce(payload rlike '"total"\\s*:\\s*[1-9]', false)
         and parse_rejection_reason is null
         and not {{ oms_avro_unknown_union_branch('message') }}
-        and {{ oms_avro_union_value('message.operation') }} in ('INSERT', 'UPDATE', 'DELETE', 'DDL', 'BEGIN', 'COMMIT', 'HEARTBEAT')
+        and {{ oms_avro_event_kind(oms_avro_union_value('message.operation')) }} is not null
         and message.total >= 1 as is_shard
     from messages
 
@@ -80,7 +80,7 @@ shards as (
             transform(pieces, piece -> piece.index) = sequence(0, message.total - 1)
             and forall(pieces, piece -> piece.total = message.total) as is_complete
         from shard_sets
-    )
+    ) as shard_sets
 
 )
 

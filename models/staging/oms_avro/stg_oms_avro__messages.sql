@@ -1,16 +1,32 @@
 with
 
+new_records as (
+
+    select * from {{ ref('base_oms_avro__records') }}
+    where {{ loaded_after_this() }}
+
+),
+
+new_binary_values as (
+
+    select * from {{ ref('base_oms_avro__binary_values') }}
+    where {{ loaded_after_this() }}
+
+),
+
 -- Each record with what base_oms_avro__binary_values decoded of it.
 records as (
 
     select
-        records.*,
-        binary_values.before_images_json,
-        binary_values.after_images_json,
-        binary_values.geometry_wkt
-    from (select * from {{ ref('base_oms_avro__records') }} where {{ loaded_after_this() }}) as records
-    left join (select * from {{ ref('base_oms_avro__binary_values') }} where {{ loaded_after_this() }}) as binary_values
-        on records.file_path = binary_values.file_path and records.line_number = binary_values.line_number
+        new_records.*,
+        new_binary_values.before_images_json,
+        new_binary_values.after_images_json,
+        new_binary_values.geometry_wkt
+    from new_records
+    left join new_binary_values
+        on
+            new_records.file_path = new_binary_values.file_path
+            and new_records.line_number = new_binary_values.line_number
 
 ),
 
@@ -28,14 +44,16 @@ unwrapped as (
 
 ),
 
--- Every value decoded once.
+-- Every value decoded once (type names from the seed).
 decoded as (
 
     select
-        *,
-        {{ oms_avro_values('before_images', 'geometry_wkt') }} as before_values,
-        {{ oms_avro_values('after_images', 'geometry_wkt') }} as after_values
+        unwrapped.*,
+        type_names.type_names,
+        {{ oms_avro_values('unwrapped.before_images', 'unwrapped.geometry_wkt') }} as before_values,
+        {{ oms_avro_values('unwrapped.after_images', 'unwrapped.geometry_wkt') }} as after_values
     from unwrapped
+    cross join {{ lookup_map(ref('oms_data_types'), 'data_type', 'mysql_type', 'type_names') }} as type_names
 
 ),
 
@@ -64,7 +82,7 @@ spelled as (
         )) as row_images,
         false as before_images_are_partial,
         {{ oms_avro_column_types('fields', 'coalesce(after_images, before_images)', 'type_names') }} as column_types,
-        cast(null as map<string, int>) as column_jdbc_types,
+        cast(null as map <string, int>) as column_jdbc_types,
         cast(null as {{ table_changes_schema() }}) as table_change,
         case
             when has_unknown_union_branch then 'unknown_union_branch'
@@ -74,10 +92,10 @@ spelled as (
                 or (after_images_json is not null and after_images is null)
                 then 'invalid_shard_bytes'
         end as format_rejection_reason,
-        {{ oms_avro_image_rejection_reason('message', 'fields', 'before_images', 'after_images', 'before_values', 'after_values') }}
-            as image_rejection_reason
+        {{ oms_avro_image_rejection_reason(
+            'message', 'fields', 'before_images', 'after_images', 'before_values', 'after_values'
+        ) }} as image_rejection_reason
     from decoded
-    cross join {{ lookup_map(ref('oms_data_types'), 'data_type', 'mysql_type', 'type_names') }}
 
 )
 
