@@ -12,19 +12,34 @@ SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarr
 
 setup: $(INSTALLED) profiles.yml
 
-# The project installs non-editable: its adapter plugin lives in dbt's regular `dbt.adapters`
-# package, which an editable install cannot extend. Any change under src/ re-installs.
-$(INSTALLED): pyproject.toml $(shell find src -type f -not -path '*/__pycache__/*')
+# The distributions this repository holds, installed together so that pip takes each one's
+# local folder for the others' requirements (dbt-sparkpy is not on PyPI). Non-editable: the
+# adapter plugin lives in dbt's regular `dbt.adapters` package, which an editable install cannot
+# extend. Any change to a distribution's sources re-installs.
+DISTRIBUTIONS := ./dbt-sparkpy '.[dev]'
+SOURCES := $(shell find pyproject.toml src dbt-sparkpy/pyproject.toml dbt-sparkpy/src -type f -not -path '*/__pycache__/*')
+
+# $(call install,VENV,EXTRA_REQUIREMENTS). setuptools builds in each folder's build/, whose
+# modules outlive a move and would be packed again, so it starts empty. cdc-lakehouse is
+# uninstalled first: one installed before the adapter moved to dbt-sparkpy/ lists the adapter's
+# files as its own, and uninstalling it after dbt-sparkpy is in would delete them.
+define install
+	rm -rf build dbt-sparkpy/build
+	$(1)/bin/pip uninstall --quiet --yes cdc-lakehouse
+	$(1)/bin/pip install --quiet $(DISTRIBUTIONS) $(2)
+endef
+
+$(INSTALLED): $(SOURCES)
 	@command -v java >/dev/null || { echo "Java 17 is required (Spark runs on it)." >&2; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet '.[dev]'
+	$(call install,$(VENV))
 	touch $@
 
-$(INSTALLED35): pyproject.toml $(shell find src -type f -not -path '*/__pycache__/*')
+$(INSTALLED35): $(SOURCES)
 	test -x $(VENV35)/bin/python || $(PYTHON) -m venv $(VENV35)
 	$(VENV35)/bin/pip install --quiet --upgrade pip
-	$(VENV35)/bin/pip install --quiet '.[dev]' $(SPARK35_PINS)
+	$(call install,$(VENV35),$(SPARK35_PINS))
 	touch $@
 
 profiles.yml:
@@ -55,6 +70,7 @@ lint: setup
 
 pytest: setup browser
 	$(BIN)/pytest tests/python
+	$(BIN)/pytest dbt-sparkpy/tests
 
 # The catalog (column types) covers what the warehouse holds: run `make demo` first for all of it.
 DOCS_PORT ?= 8080
