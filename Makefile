@@ -12,19 +12,20 @@ SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarr
 
 setup: $(INSTALLED) profiles.yml
 
-# The distributions this repository holds, installed together so that pip takes each one's
-# local folder for the others' requirements (dbt-sparkpy is not on PyPI). Non-editable: the
-# adapter plugin lives in dbt's regular `dbt.adapters` package, which an editable install cannot
-# extend. Any change to a distribution's sources re-installs.
-DISTRIBUTIONS := ./dbt-sparkpy '.[dev]'
-SOURCES := $(shell find pyproject.toml src dbt-sparkpy/pyproject.toml dbt-sparkpy/src -type f -not -path '*/__pycache__/*')
+# The distributions this repository holds: the project's Python package (cdc-lakehouse, what its
+# Python models import), the adapter plugin and the tools. Installed together, so that pip takes
+# each one's folder for the others' requirements (none is on PyPI). Non-editable: the adapter
+# plugin lives in dbt's regular `dbt.adapters` package, which an editable install cannot extend.
+# Any change to a distribution's sources re-installs.
+DISTRIBUTIONS := ./dbt-sparkpy ./tools '.[dev]'
+SOURCES := $(shell find pyproject.toml src dbt-sparkpy/pyproject.toml dbt-sparkpy/src tools/pyproject.toml tools/src -type f -not -path '*/__pycache__/*')
 
 # $(call install,VENV,EXTRA_REQUIREMENTS). setuptools builds in each folder's build/, whose
 # modules outlive a move and would be packed again, so it starts empty. cdc-lakehouse is
 # uninstalled first: one installed before the adapter moved to dbt-sparkpy/ lists the adapter's
 # files as its own, and uninstalling it after dbt-sparkpy is in would delete them.
 define install
-	rm -rf build dbt-sparkpy/build
+	rm -rf build dbt-sparkpy/build tools/build
 	$(1)/bin/pip uninstall --quiet --yes cdc-lakehouse
 	$(1)/bin/pip install --quiet $(DISTRIBUTIONS) $(2)
 endef
@@ -81,7 +82,7 @@ docs: setup
 # The benchmark (README "Performance"): N landed messages across formats; writes target/bench.json.
 N ?= 1000000
 bench: setup
-	$(BIN)/python -m cdc_lakehouse.bench --messages $(N)
+	$(BIN)/python -m cdc_tools.bench --messages $(N)
 
 # A local Spark Thrift Server with Spark Connect, for `dbt build --target thrift`.
 thrift-up: setup

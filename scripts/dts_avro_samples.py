@@ -12,7 +12,7 @@ from pathlib import Path
 import fastavro
 
 from cdc_lakehouse.avro.dts import record_schema
-from cdc_lakehouse.avro.json_encoding import JsonDatums
+from cdc_tools.avro_json import JsonDatums
 
 FOLDER = Path("samples/landing/dts_avro")
 SYNC_MARKER = b"dts-avro-sample!"  # fixed, so the files regenerate byte for byte

@@ -4,9 +4,9 @@ records (each rejected with its reason), and the valid records as a binary conta
 Run from the repo root: .venv/bin/python scripts/make_oms_avro_samples.py"""
 import json, struct
 from pathlib import Path
-from cdc_lakehouse.avro.json_encoding import write_container
+from cdc_tools.avro_json import write_container
 from cdc_lakehouse.avro.oms import record_schema
-from cdc_lakehouse.generator.formats.oms_avro import image_bytes
+from cdc_tools.generator.formats.oms_avro import image_bytes
 NS = "com.oceanbase.oms.avro."
 def d(v): return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
 def rec(id_, op, **kw):

@@ -36,8 +36,8 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from cdc_lakehouse.avro import dts, oms
-from cdc_lakehouse.avro.json_encoding import JsonDatums
-from cdc_lakehouse.generator.formats import dts_avro
+from cdc_tools.avro_json import JsonDatums
+from cdc_tools.generator.formats import dts_avro
 
 Message = dict[str, Any]
 Path = tuple[str | int, ...]

@@ -17,11 +17,11 @@ from pyspark.sql import SparkSession
 
 from cdc_lakehouse.avro.container import container_records
 from cdc_lakehouse.avro.dts import decode_messages, record_schema
-from cdc_lakehouse.avro.json_encoding import JsonDatums
-from cdc_lakehouse.generator.formats import dts_avro
-from cdc_lakehouse.generator.model import Column, ColumnType
-from cdc_lakehouse.generator.stream import logical_stream
-from cdc_lakehouse.generator.writer import generate
+from cdc_tools.avro_json import JsonDatums
+from cdc_tools.generator.formats import dts_avro
+from cdc_tools.generator.model import Column, ColumnType
+from cdc_tools.generator.stream import logical_stream
+from cdc_tools.generator.writer import generate
 
 N = "com.alibaba.dts.formats.avro."
 SCHEMA = record_schema()

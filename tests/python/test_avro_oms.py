@@ -13,7 +13,7 @@ from typing import Any
 from pyspark.sql import Row, SparkSession
 
 from cdc_lakehouse.avro.oms import decode_messages, images_json, wkb_to_wkt
-from cdc_lakehouse.generator.formats.oms_avro import image_bytes
+from cdc_tools.generator.formats.oms_avro import image_bytes
 
 NS = "com.oceanbase.oms.avro."
 LANDED_AT = datetime(2024, 1, 1)
@@ -300,7 +300,7 @@ def test_wkb_to_wkt_covers_every_geometry_kind() -> None:
 
 def test_json_encoded_records_become_containers_with_their_branches(tmp_path) -> None:
     from cdc_lakehouse.avro.container import container_records
-    from cdc_lakehouse.avro.json_encoding import write_container
+    from cdc_tools.avro_json import write_container
     from cdc_lakehouse.avro.oms import record_schema
 
     values = {

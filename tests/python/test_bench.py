@@ -1,4 +1,4 @@
-"""The benchmark's pure parts (src/cdc_lakehouse/bench), without dbt: the landing's segments,
+"""The benchmark's pure parts (tools/src/cdc_tools/bench), without dbt: the landing's segments,
 schema discovery, the process-tree memory sampler, the report's arithmetic, and the floor and
 hand-written Spark jobs on the shared local SparkSession."""
 
@@ -13,16 +13,16 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from cdc_lakehouse.bench import report
-from cdc_lakehouse.bench.floor import floor_counts, parsed_messages
-from cdc_lakehouse.bench.handwritten import canal_row_changes
-from cdc_lakehouse.bench.landing import land, link_segment, repeat_folder, segment_end
-from cdc_lakehouse.bench.proctree import TreeSampler, descendants, parse_stat, snapshot
-from cdc_lakehouse.bench.run import summary_lines
-from cdc_lakehouse.bench.schemas import inline_template, python_schema, schema_macros
-from cdc_lakehouse.bench.spark import print_result, read_result
-from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.writer import generate
+from cdc_tools.bench import report
+from cdc_tools.bench.floor import floor_counts, parsed_messages
+from cdc_tools.bench.handwritten import canal_row_changes
+from cdc_tools.bench.landing import land, link_segment, repeat_folder, segment_end
+from cdc_tools.bench.proctree import TreeSampler, descendants, parse_stat, snapshot
+from cdc_tools.bench.run import summary_lines
+from cdc_tools.bench.schemas import inline_template, python_schema, schema_macros
+from cdc_tools.bench.spark import print_result, read_result
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.writer import generate
 
 REPO = Path(__file__).resolve().parents[2]
 

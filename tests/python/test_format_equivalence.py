@@ -5,7 +5,7 @@ JSON-encoded lines, its odd-numbered ones as binary container files holding the 
 (the writer rolls both encodings at the same records), so OMS shard sets whose pieces sit in
 files of either encoding are reassembled too.
 
-The generator (cdc_lakehouse.generator) writes a few hundred statements with every edge case
+The generator (cdc_tools.generator) writes a few hundred statements with every edge case
 (NULLs, empty strings, quotes, unicode, decimals, fractional datetimes, multi-row statements,
 updates of one column and from and to NULL, composite and string keys, DDL of every kind) into
 a landing root, with the expected results derived from the logical stream. One `dbt build`
@@ -30,8 +30,8 @@ from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, Build, ThriftServer, fi
 
 from cdc_lakehouse.avro.container import container_records
 from cdc_lakehouse.avro.oms import CONTROL_OPERATIONS
-from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
 
 JSON_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json")
 AVRO_FORMATS = ("dts_avro", "oms_avro")

@@ -1,4 +1,4 @@
-"""The CDC generator (src/cdc_lakehouse/generator) without dbt: exact encodings of hand-written
+"""The CDC generator (tools/src/cdc_tools/generator) without dbt: exact encodings of hand-written
 statements in every format, Kafka Connect decimals, determinism, file rolling, the CLI, and a
 decode of every format's lines back to the expected row changes."""
 
@@ -17,15 +17,15 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from cdc_lakehouse.generator import logical_stream
-from cdc_lakehouse.generator.cli import main
-from cdc_lakehouse.generator.expected import expected_row_changes, expected_schema_changes
-from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.formats.debezium_json import connect_decimal, decode_connect_decimal
-from cdc_lakehouse.generator.model import (
+from cdc_tools.generator import logical_stream
+from cdc_tools.generator.cli import main
+from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.formats.debezium_json import connect_decimal, decode_connect_decimal
+from cdc_tools.generator.model import (
     BinlogPosition, Column, ColumnType, RowChange, SchemaChange, Statement, Table, value_text,
 )  # fmt: skip
-from cdc_lakehouse.generator.writer import generate
+from cdc_tools.generator.writer import generate
 
 # ------------------------------------------------------------ hand-written statements
 
@@ -607,7 +607,7 @@ def test_cli_writes_landing_folders_and_expected_results(tmp_path: Path, capsys)
 
 
 def test_cli_console_script_shows_a_progress_bar_unless_quiet(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "cdc_lakehouse.generator.cli", "--messages", "50"]
+    cmd = [sys.executable, "-m", "cdc_tools.generator.cli", "--messages", "50"]
     loud = subprocess.run([*cmd, "--out", str(tmp_path / "a")], capture_output=True, text=True, check=True)
     assert "cdc-generate" in loud.stderr and "50/50" in loud.stderr
     quiet = subprocess.run([*cmd, "--out", str(tmp_path / "b"), "--quiet"], capture_output=True, text=True, check=True)

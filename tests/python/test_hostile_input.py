@@ -1,6 +1,6 @@
 """Bad input never fails a build and is never lost: one build over hostile landed lines.
 
-For every format, valid messages of a generated stream (cdc_lakehouse.generator) are landed
+For every format, valid messages of a generated stream (cdc_tools.generator) are landed
 interleaved with a few hundred hostile lines drawn by hypothesis from mutations of those
 messages (tests/python/hostile_inputs.py: truncated lines, every field with a wrong JSON type,
 missing fields, unknown operation codes, blank lines, non-objects, batches mixing good and bad
@@ -42,9 +42,9 @@ from hostile_inputs import (
 )  # fmt: skip
 from hypothesis import strategies as st
 
-from cdc_lakehouse.generator.expected import expected_row_changes, expected_schema_changes
-from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.stream import logical_stream
+from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.stream import logical_stream
 
 SEED = 20261123  # the stream's and hypothesis's seed: the same seed lands the same lines
 STATEMENTS = 60

@@ -38,8 +38,8 @@ import fastavro
 import pytest
 from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
 
-from cdc_lakehouse.generator.formats import FORMATS as ENCODERS
-from cdc_lakehouse.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
+from cdc_tools.generator.formats import FORMATS as ENCODERS
+from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
 
 FORMATS = tuple(ENCODERS)
 STATEMENTS = 300

@@ -30,9 +30,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from cdc_lakehouse.generator.formats._json import dumps
-from cdc_lakehouse.generator.formats._table_changes import CHANGE_TYPES
-from cdc_lakehouse.generator.model import Column, Row, Statement, Table
+from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.formats._table_changes import CHANGE_TYPES
+from cdc_tools.generator.model import Column, Row, Statement, Table
 
 NAME = "debezium_json"
 CARRIES_DDL = True

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cdc_lakehouse.generator.formats._json import dumps
-from cdc_lakehouse.generator.model import Statement, Table
+from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.model import Statement, Table
 
 NAME = "canal_json"
 CARRIES_DDL = True

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cdc_lakehouse.generator.model import Statement
+from cdc_tools.generator.model import Statement
 
 
 def primary_key_json(key: dict[str, str | None]) -> str:

@@ -7,7 +7,7 @@ It does none of what the project adds: no line numbers, no rejection reasons, no
 deduplication, no reconciliation, no key fallback, no exact numbers (images are
 map<string,string>), no other formats, no tests.
 
-    python -m cdc_lakehouse.bench.handwritten INPUT_FOLDER OUTPUT_FOLDER [--driver-memory 6g]
+    python -m cdc_tools.bench.handwritten INPUT_FOLDER OUTPUT_FOLDER [--driver-memory 6g]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from cdc_lakehouse.bench.spark import local_session, print_result
+from cdc_tools.bench.spark import local_session, print_result
 
 IMAGE = MapType(StringType(), StringType())
 FLAT_MESSAGE = StructType([
@@ -78,7 +78,7 @@ def canal_row_changes(lines: DataFrame) -> DataFrame:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cdc_lakehouse.bench.handwritten", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m cdc_tools.bench.handwritten", description=__doc__)
     parser.add_argument("input", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--driver-memory", default="6g")

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from cdc_lakehouse.bench.landing import Segment
+from cdc_tools.bench.landing import Segment
 
 AVRO_SUFFIX = "_avro"
 CANAL = "canal_json"

@@ -23,10 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdc_lakehouse.generator.expected import expected_row_changes
-from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.stream import logical_stream
-from cdc_lakehouse.generator.writer import DEFAULT_FILE_BYTES, RollingWriter
+from cdc_tools.generator.expected import expected_row_changes
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.stream import logical_stream
+from cdc_tools.generator.writer import DEFAULT_FILE_BYTES, RollingWriter
 
 SEGMENTS = ("small", "rest", "increment")
 HISTORY_DIVISOR = 5  # step 6's history is N / 5

@@ -4,7 +4,7 @@ models' explicit schemas, nothing else; an aggregate forces the parse.
 A line that is a JSON array (canal batches) is parsed as an array of the schema. Spark's
 pruning of unread JSON fields is turned off, so every field of the schema is parsed.
 
-    python -m cdc_lakehouse.bench.floor LANDING_ROOT SCHEMAS_JSON [--driver-memory 6g]
+    python -m cdc_tools.bench.floor LANDING_ROOT SCHEMAS_JSON [--driver-memory 6g]
 
 SCHEMAS_JSON holds {format: [schema DDL, ...]} (see schemas.py); prints BENCH_RESULT={...}.
 """
@@ -20,7 +20,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from cdc_lakehouse.bench.spark import local_session, print_result
+from cdc_tools.bench.spark import local_session, print_result
 
 
 def parsed_messages(line: Column, schema: str) -> Column:
@@ -62,7 +62,7 @@ def run(spark: SparkSession, landing_root: Path, schemas: dict[str, list[str]]) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cdc_lakehouse.bench.floor", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m cdc_tools.bench.floor", description=__doc__)
     parser.add_argument("landing_root", type=Path)
     parser.add_argument("schemas", type=Path, help="JSON file: {format: [schema DDL, ...]}")
     parser.add_argument("--driver-memory", default="6g")

@@ -25,8 +25,8 @@ from typing import Any
 import fastavro
 
 from cdc_lakehouse.avro.oms import image_holder_schema, record_schema
-from cdc_lakehouse.generator.formats._json import dumps
-from cdc_lakehouse.generator.model import Column, Statement, Table, Value
+from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.model import Column, Statement, Table, Value
 
 NAME = "oms_avro"
 CARRIES_DDL = True

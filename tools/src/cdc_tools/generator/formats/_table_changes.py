@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cdc_lakehouse.generator.model import SchemaChange
+from cdc_tools.generator.model import SchemaChange
 
 # tableChanges' `type` for each DDL kind; QUERY and TRUNCATE carry no table change.
 CHANGE_TYPES = {

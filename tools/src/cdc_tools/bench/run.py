@@ -27,14 +27,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from cdc_lakehouse.bench import report
-from cdc_lakehouse.bench.landing import Landing, land, link_segment, repeat_folder
-from cdc_lakehouse.bench.proctree import sampled_tree
-from cdc_lakehouse.bench.schemas import render_schemas
-from cdc_lakehouse.bench.spark import read_result
-from cdc_lakehouse.generator.cli import parse_formats, parse_size
-from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.writer import DEFAULT_FILE_BYTES
+from cdc_tools.bench import report
+from cdc_tools.bench.landing import Landing, land, link_segment, repeat_folder
+from cdc_tools.bench.proctree import sampled_tree
+from cdc_tools.bench.schemas import render_schemas
+from cdc_tools.bench.spark import read_result
+from cdc_tools.generator.cli import parse_formats, parse_size
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.writer import DEFAULT_FILE_BYTES
 
 MIB = 1024 * 1024
 DEFAULT_MESSAGES = 1_000_000
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                              bench.env(work / "spark-schemas"), work / "schemas")  # fmt: skip
     schemas_file = work / "schemas.json"
     schemas_file.write_text(json.dumps(schemas, indent=2))
-    timed, result = bench.python_job("floor", "cdc_lakehouse.bench.floor", str(full_root), str(schemas_file))
+    timed, result = bench.python_job("floor", "cdc_tools.bench.floor", str(full_root), str(schemas_file))
     floor_messages = sum(f["lines"] for f in result["formats"].values())
     steps["floor"] = {
         **timed.fields(),
@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     copies = max(1, round(messages / canal_lines))
     repeat_folder(full_root / canal, work / "handwritten-input", copies)
     timed, result = bench.python_job(
-        "handwritten", "cdc_lakehouse.bench.handwritten",
+        "handwritten", "cdc_tools.bench.handwritten",
         str(work / "handwritten-input"), str(work / "handwritten-output"),
     )  # fmt: skip
     expected_rows = copies * (small.formats[canal].row_changes + rest.formats[canal].row_changes)
@@ -255,7 +255,7 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cdc_lakehouse.bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m cdc_tools.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--messages", type=int, default=DEFAULT_MESSAGES,
                         help=f"N: landed lines of the history, across formats (default {DEFAULT_MESSAGES})")  # fmt: skip

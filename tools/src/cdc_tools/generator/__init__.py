@@ -7,6 +7,6 @@ project reads, with the row changes and schema changes each format must give.
     writer.generate(out, ...)          all of it to files; `cdc-generate` is its CLI
 """
 
-from cdc_lakehouse.generator.stream import logical_stream
+from cdc_tools.generator.stream import logical_stream
 
 __all__ = ["logical_stream"]

@@ -22,10 +22,10 @@ import fastavro
 from fastavro.write import Writer as FastavroWriter
 from tqdm import tqdm
 
-from cdc_lakehouse.avro.json_encoding import JsonDatums
-from cdc_lakehouse.generator.expected import expected_row_changes, expected_schema_changes
-from cdc_lakehouse.generator.formats import FORMATS, Encoder
-from cdc_lakehouse.generator.stream import logical_stream
+from cdc_tools.avro_json import JsonDatums
+from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
+from cdc_tools.generator.formats import FORMATS, Encoder
+from cdc_tools.generator.stream import logical_stream
 
 DEFAULT_FILE_BYTES = 64 * 1024 * 1024
 AvroEncoding = Literal["json", "binary"]

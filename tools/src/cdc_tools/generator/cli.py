@@ -7,8 +7,8 @@ import re
 import sys
 from pathlib import Path
 
-from cdc_lakehouse.generator.formats import FORMATS
-from cdc_lakehouse.generator.writer import DEFAULT_FILE_BYTES, generate
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.writer import DEFAULT_FILE_BYTES, generate
 
 _SIZE = re.compile(r"^(\d+)([KMG]?)B?$", re.IGNORECASE)
 

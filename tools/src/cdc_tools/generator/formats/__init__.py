@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from cdc_lakehouse.generator.formats import (
+from cdc_tools.generator.formats import (
     canal_json,
     cloudcanal_json,
     debezium_json,
@@ -22,7 +22,7 @@ from cdc_lakehouse.generator.formats import (
     kafka_river_json,
     oms_avro,
 )
-from cdc_lakehouse.generator.model import Statement
+from cdc_tools.generator.model import Statement
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from cdc_lakehouse.generator.model import (
+from cdc_tools.generator.model import (
     BinlogPosition,
     Column,
     ColumnType,

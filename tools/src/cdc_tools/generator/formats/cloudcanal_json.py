@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cdc_lakehouse.generator.formats._json import dumps
-from cdc_lakehouse.generator.formats._table_changes import CHANGE_TYPES, table_description
-from cdc_lakehouse.generator.formats.canal_json import DDL_TYPES
-from cdc_lakehouse.generator.model import Statement
+from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.formats._table_changes import CHANGE_TYPES, table_description
+from cdc_tools.generator.formats.canal_json import DDL_TYPES
+from cdc_tools.generator.model import Statement
 
 NAME = "cloudcanal_json"
 CARRIES_DDL = True

@@ -23,8 +23,8 @@ from datetime import date, datetime
 from typing import Any
 
 from cdc_lakehouse.avro.dts import record_schema
-from cdc_lakehouse.generator.formats._json import dumps
-from cdc_lakehouse.generator.model import Column, Row, Statement, Table, TypeKind
+from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.model import Column, Row, Statement, Table, TypeKind
 
 NAME = "dts_avro"
 CARRIES_DDL = True
