@@ -8,7 +8,8 @@ VENV35 := .venv-spark35
 INSTALLED35 := $(VENV35)/.installed
 SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarrow~=17.0'
 
-.PHONY: setup browser demo test test-spark35 lint pytest docs bench thrift-up thrift-down clean
+.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 lint docs \
+	bench thrift-up thrift-down clean
 
 setup: $(INSTALLED) profiles.yml
 
@@ -50,12 +51,40 @@ demo: setup
 	$(BIN)/dbt build
 	$(BIN)/dbt docs generate
 
-# Then the second run, on Spark 3.5: 20 min on a loaded 2-core machine (README "Spark version").
-test: setup lint pytest test-spark35
+# Everything CI runs: the fast checks, the builds, then the second run, on Spark 3.5 (20 min on a
+# loaded 2-core machine, README "Spark version").
+test: test-fast test-integration test-spark35
+
+# The checks without a build of the data: a few minutes (README "Tests").
+test-fast: lint test-unit test-dbt-unit
+
+lint: setup
+	$(BIN)/sqlfluff lint models tests/dbt
+
+# pytest without dbt builds: pure Python, the in-process SparkSession, `dbt parse` and compile.
+test-unit: setup
+	$(BIN)/pytest tests/unit
+	$(BIN)/pytest dbt-sparkpy/tests/unit
+
+# dbt's unit tests read the columns of a model's inputs from the warehouse, so every model is
+# built first, on an empty landing, each after its unit tests; data tests have no data to test.
+# A throwaway Spark dir leaves .spark/ alone. The landing has the samples' folders, empty: Spark
+# prints a stack trace for each folder that is missing.
+FAST_DIR := $(CURDIR)/target/test-fast
+test-dbt-unit: setup
+	rm -rf $(FAST_DIR) && mkdir -p $(addprefix $(FAST_DIR)/landing/,$(notdir $(wildcard samples/landing/*)))
+	CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/dbt build --target local --exclude test_type:data \
+		--vars '{landing_root: "$(FAST_DIR)/landing"}' --target-path $(FAST_DIR)/target --log-path $(FAST_DIR)/logs
+
+# pytest with dbt builds (end to end, equivalence of formats, hostile input, incremental runs,
+# the docs site in Chromium) and the adapter's Spark Connect and dbt build tests.
+test-integration: setup browser
+	$(BIN)/pytest tests/integration
+	$(BIN)/pytest dbt-sparkpy/tests/integration
 
 # The end-to-end and local equivalence tests again on Spark 3.5 (no Thrift target there).
 test-spark35: $(INSTALLED35) profiles.yml
-	$(VENV35)/bin/pytest tests/python/test_end_to_end.py tests/python/test_format_equivalence.py
+	$(VENV35)/bin/pytest tests/integration/test_end_to_end.py tests/integration/test_format_equivalence.py
 
 # The docs site test drives Debian's Chromium through its ChromeDriver; installed when missing
 # (CI runs as root on a fresh Debian machine; elsewhere through sudo).
@@ -65,13 +94,6 @@ browser:
 		$$SUDO apt-get update -qq && \
 		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			chromium chromium-driver fonts-liberation; }
-
-lint: setup
-	$(BIN)/sqlfluff lint models tests
-
-pytest: setup browser
-	$(BIN)/pytest tests/python
-	$(BIN)/pytest dbt-sparkpy/tests
 
 # The catalog (column types) covers what the warehouse holds: run `make demo` first for all of it.
 DOCS_PORT ?= 8080

@@ -26,12 +26,13 @@ from typing import Any
 
 import pyspark
 import pytest
-from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, Build, ThriftServer, file_name, profiles_dir
 
 from cdc_lakehouse.avro.container import container_records
 from cdc_lakehouse.avro.oms import CONTROL_OPERATIONS
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, Build, ThriftServer, file_name, profiles_dir
 
 JSON_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json")
 AVRO_FORMATS = ("dts_avro", "oms_avro")

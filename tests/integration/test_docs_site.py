@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_harness import DBT, REPO, Build, free_port, profiles_dir
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.expected_conditions import element_to_be_clickable
 from selenium.webdriver.support.ui import WebDriverWait
+
+from support.dbt_harness import DBT, REPO, Build, free_port, profiles_dir
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

@@ -1,14 +1,10 @@
-"""Shared pytest fixtures for tests/python.
+"""The in-process SparkSession fixture shared by the unit and integration suites.
 
-One in-process SparkSession serves the whole pytest run (a JVM holds one SparkContext). It has
-no Hive support, so it never opens a Derby metastore: the end-to-end tests read the marts that
-dbt wrote in a separate Python process instead (see dbt_harness.py), which is the only way
-to open another warehouse's Derby metastore next to this session, and keeps that module free of
+One SparkSession serves the whole pytest run (a JVM holds one SparkContext). It has no Hive
+support, so it never opens a Derby metastore: the integration tests read the marts that dbt
+wrote in a separate Python process instead (see dbt_harness.py), which is the only way to open
+another warehouse's Derby metastore next to this session, and keeps that module free of
 in-process Spark state.
-
-test_sparkpy_adapter.py defines its own module-scoped ``spark`` fixture, which overrides this
-one inside that module; its ``getOrCreate()`` returns this session when it already runs, and it
-stops the session at its module's end (stopping twice is harmless).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 For every format, valid messages of a generated stream (cdc_tools.generator) are landed
 interleaved with a few hundred hostile lines drawn by hypothesis from mutations of those
-messages (tests/python/hostile_inputs.py: truncated lines, every field with a wrong JSON type,
+messages (tests/support/hostile_inputs.py: truncated lines, every field with a wrong JSON type,
 missing fields, unknown operation codes, blank lines, non-objects, batches mixing good and bad
 messages, thousands of columns, megabyte values, deep nesting, invalid UTF-8, NaN/Infinity,
 duplicate keys, names made of quotes and SQL; for the Avro formats, lines in Avro's JSON
@@ -20,7 +20,6 @@ target.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import random
@@ -33,18 +32,17 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import fastavro
 import pytest
-from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, Build, file_name, profiles_dir
-from hostile_inputs import (
-    CONTAINER_MUTATIONS, FORMAT_RULES, SQL_AND_QUOTES, FormatRules, Mutant, Source, container_mutants,
-    draw_examples, plan,
-)  # fmt: skip
-from hypothesis import strategies as st
 
 from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.stream import logical_stream
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, Build, file_name, profiles_dir
+from support.hostile_inputs import (
+    CONTAINER_MUTATIONS, FORMAT_RULES, SQL_AND_QUOTES, Mutant, Source, container_mutants, is_utf8, messages_of,
+    mutable_sources, plan,
+)  # fmt: skip
 
 SEED = 20261123  # the stream's and hypothesis's seed: the same seed lands the same lines
 STATEMENTS = 60
@@ -74,16 +72,6 @@ class Landing:
     dbt_vars: dict[str, Any]
 
 
-def _messages(line: str) -> list[dict[str, Any]]:
-    value = json.loads(line)
-    return value if isinstance(value, list) else [value]
-
-
-def _sources(rules: FormatRules, lines: list[tuple[int, str]]) -> list[Source]:
-    """The messages of valid (seq, line)s that mutants may copy."""
-    return [Source(seq, line, m) for seq, line in lines for m in _messages(line) if rules.mutable(m)]
-
-
 def write_landing(root: Path) -> Landing:
     statements = list(logical_stream(SEED, STATEMENTS))
     keys = {f"{s.table.database}.{s.table.name}": list(s.table.key) for s in statements if s.table}
@@ -95,13 +83,13 @@ def write_landing(root: Path) -> Landing:
         contained: list[list[Source]] = []  # Avro: statements landed only in container files
         for statement in statements:
             encoded = FORMATS[name].encode(statement)
-            if rules.batches and statement.seq % 5 == 4 and len(encoded) == 1 and len(_messages(encoded[0])) == 1:
-                spare.append(Source(statement.seq, encoded[0], _messages(encoded[0])[0]))
+            if rules.batches and statement.seq % 5 == 4 and len(encoded) == 1 and len(messages_of(encoded[0])) == 1:
+                spare.append(Source(statement.seq, encoded[0], messages_of(encoded[0])[0]))
             elif rules.avro_schema and statement.seq % 5 == 4:
                 contained.append([Source(statement.seq, line, json.loads(line)) for line in encoded])
             else:
                 valid += [(statement.seq, line) for line in encoded]
-        sources = _sources(rules, valid)
+        sources = mutable_sources(rules, valid)
         entries: list[tuple[int | None, bytes, Mutant | None]] = [(seq, line.encode(), None) for seq, line in valid]
         entries += [(None, mutant.line, mutant) for mutant in plan(rules, sources, spare, SEED + 10_000 * number)]
         random.Random(SEED).shuffle(entries)
@@ -274,15 +262,7 @@ def test_every_rejection_is_in_fct_rejected_messages_with_its_reason_and_payload
         if key[1].endswith(".avro"):  # the damage in a container file: no record to show
             assert row["payload"] is None, key
         else:
-            assert row["payload"] == data.decode("utf-8", errors="replace") or not _is_utf8(data), key
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+            assert row["payload"] == data.decode("utf-8", errors="replace") or not is_utf8(data), key
 
 
 def _freeze(image: dict | None) -> tuple | None:
@@ -533,72 +513,3 @@ def test_source_freshness_runs_on_the_local_target_and_grades_landing_age(builds
         "dts_avro": "error", "oms_avro": "error",
     }  # fmt: skip
     assert freshness.returncode == 1  # an error fails the command
-
-
-# --------------------------------------------------------------- the mutations themselves
-
-
-@pytest.mark.parametrize("name", FORMAT_NAMES)
-def test_mutation_plan_is_reproducible_from_its_seed(name: str) -> None:
-    rules = FORMAT_RULES[name]
-    sources = _sources(rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)])
-    first = [m.line for m in plan(rules, sources, sources[:3], SEED)]
-    assert first == [m.line for m in plan(rules, sources, sources[:3], SEED)]
-    assert first != [m.line for m in plan(rules, sources, sources[:3], SEED + 1)]
-
-
-@pytest.mark.parametrize("name", FORMAT_NAMES)
-def test_hostile_lines_are_what_their_class_says(name: str) -> None:
-    """Truncated, NaN and too-deep lines are not JSON; duplicate keys repeat a key; a wrong type
-    is not a type the field allows; blank lines are blank."""
-    rules = FORMAT_RULES[name]
-    sources = _sources(rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)])
-    for mutant in plan(rules, sources, sources[:3], SEED):
-        if mutant.mutation in ("truncated", "non_numeric_number") or (
-            mutant.mutation == "deep_nesting" and mutant.expected[0] == {("rejected", "malformed_json")}
-        ):
-            with pytest.raises((ValueError, RecursionError)):
-                json.loads(mutant.line, parse_constant=_reject_constant)
-        elif mutant.mutation == "duplicate_key":
-            assert _repeats_a_key(mutant.line)
-        elif mutant.mutation == "blank_line":
-            assert mutant.line.strip() == b""
-        elif mutant.mutation == "invalid_utf8":
-            assert not _is_utf8(mutant.line)
-        else:
-            json.loads(mutant.line)
-
-
-def _reject_constant(token: str) -> Any:
-    raise ValueError(token)
-
-
-def _repeats_a_key(line: bytes) -> bool:
-    repeated: list[bool] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        repeated.append(len({key for key, _ in items}) != len(items))
-        return dict(items)
-
-    json.loads(line, object_pairs_hook=pairs)
-    return any(repeated)
-
-
-def test_draw_examples_is_deterministic() -> None:
-    strategy = st.lists(st.text(max_size=5), max_size=4)
-    assert draw_examples(strategy, 20, SEED) == draw_examples(strategy, 20, SEED)
-
-
-@pytest.mark.parametrize("name", [name for name in FORMAT_NAMES if FORMAT_RULES[name].avro_schema])
-def test_damaged_container_files_read_to_their_damage_and_no_further(name: str) -> None:
-    """fastavro reads each damaged container's valid records, then fails on the damaged one."""
-    rules = FORMAT_RULES[name]
-    encoded = [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)]
-    groups = [[Source(seq, line, json.loads(line))] for seq, line in encoded[:4]]
-    containers = container_mutants(rules, _sources(rules, encoded), groups, SEED)
-    assert sorted({c.mutation for c in containers}) == sorted(CONTAINER_MUTATIONS)
-    for container, group in zip(containers, groups, strict=True):
-        read: list[Any] = []
-        with pytest.raises(Exception):  # noqa: B017, PT011 - fastavro raises many kinds
-            read.extend(fastavro.reader(io.BytesIO(container.data)))
-        assert len(read) == len(group) == len(container.seqs), container.mutation

@@ -36,10 +36,11 @@ from typing import Any
 
 import fastavro
 import pytest
-from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
 
 from cdc_tools.generator.formats import FORMATS as ENCODERS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
 
 FORMATS = tuple(ENCODERS)
 STATEMENTS = 300

@@ -120,6 +120,25 @@ class FormatRules:
     avro_schema: dict[str, Any] | None = None  # records also land as binary container files
 
 
+def messages_of(line: str) -> list[dict[str, Any]]:
+    """The messages of a valid landed line: one, or a batch's."""
+    value = json.loads(line)
+    return value if isinstance(value, list) else [value]
+
+
+def mutable_sources(rules: FormatRules, lines: list[tuple[int, str]]) -> list[Source]:
+    """The messages of valid (seq, line)s that mutants may copy."""
+    return [Source(seq, line, m) for seq, line in lines for m in messages_of(line) if rules.mutable(m)]
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def get(message: Message, path: Path) -> Any:
     value: Any = message
     for key in path:

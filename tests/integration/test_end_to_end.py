@@ -26,7 +26,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
 
 SAMPLES = REPO / "samples" / "landing" / "canal_json"
 

@@ -535,7 +535,7 @@ def _decode_oms(lines: list[str]) -> list[tuple]:
     return rows
 
 
-# DTS Avro's reference reading is the Spark decoder itself (tests/python/test_avro_dts.py and the
+# DTS Avro's reference reading is the Spark decoder itself (tests/unit/test_avro_dts.py and the
 # equivalence test); the others have one here.
 @pytest.mark.parametrize("format_name", [name for name in FORMATS if name != "dts_avro"])
 def test_every_format_decodes_to_the_expected_row_changes(format_name: str) -> None:

@@ -117,12 +117,12 @@ def _signature(macro: dict[str, Any]) -> list[str]:
 
 
 def _is_generic_test(macro: dict[str, Any]) -> bool:
-    return Path(macro["original_file_path"]).parts[:2] == ("tests", "generic")
+    return Path(macro["original_file_path"]).parts[:3] == ("tests", "dbt", "generic")
 
 
 def test_every_macro_and_argument_is_described(manifest: dict[str, Any]) -> None:
     """A macro under macros/<folder>/ is described in that folder's `_<folder>__macros.yml`, with
-    each argument of its signature, in order; a generic test in tests/generic/ is described
+    each argument of its signature, in order; a generic test in tests/dbt/generic/ is described
     there (dbt records no signature for those, so their text names the arguments)."""
     macros = _project_macros(manifest)
     assert len(macros) > 50
