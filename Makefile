@@ -8,7 +8,7 @@ VENV35 := .venv-spark35
 INSTALLED35 := $(VENV35)/.installed
 SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarrow~=17.0'
 
-.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 lint docs \
+.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 lint format docs \
 	bench thrift-up thrift-down clean
 
 setup: $(INSTALLED) profiles.yml
@@ -59,7 +59,11 @@ test: test-fast test-integration test-spark35
 test-fast: lint test-unit test-dbt-unit
 
 lint: setup
+	$(BIN)/ruff format --check
 	$(BIN)/sqlfluff lint models tests/dbt
+
+format: setup
+	$(BIN)/ruff format
 
 # pytest without dbt builds: pure Python, the in-process SparkSession, `dbt parse` and compile.
 test-unit: setup

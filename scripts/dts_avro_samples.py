@@ -24,8 +24,11 @@ def main() -> None:
     lines = (FOLDER / "dts_records.jsonl").read_text(encoding="utf-8").splitlines()
     out = io.BytesIO()
     fastavro.writer(
-        out, fastavro.parse_schema(schema), [datums(json.loads(line)) for line in lines],
-        sync_interval=1, sync_marker=SYNC_MARKER,
+        out,
+        fastavro.parse_schema(schema),
+        [datums(json.loads(line)) for line in lines],
+        sync_interval=1,
+        sync_marker=SYNC_MARKER,
     )
     whole = out.getvalue()
     (FOLDER / "dts_records.avro").write_bytes(whole)

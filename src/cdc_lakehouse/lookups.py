@@ -18,15 +18,11 @@ def seed_pairs(seed: DataFrame, key: str, value: str) -> list[tuple[Any, Any]]:
     return [(row[key], row[value]) for row in seed.select(key, value).orderBy(key).collect()]
 
 
-def label_row_changes(
-    row_changes: DataFrame, jdbc_types: DataFrame, canal_event_types: DataFrame
-) -> DataFrame:
+def label_row_changes(row_changes: DataFrame, jdbc_types: DataFrame, canal_event_types: DataFrame) -> DataFrame:
     """Adds `column_jdbc_type_names` (jdbc type number -> name per column) and
     `canal_event_type` (the canal EventType number of the operation)."""
     jdbc_type_names = literal_map(seed_pairs(jdbc_types, "jdbc_type_number", "jdbc_type_name"))
-    event_type_numbers = literal_map(
-        seed_pairs(canal_event_types, "event_type", "event_type_number")
-    )
+    event_type_numbers = literal_map(seed_pairs(canal_event_types, "event_type", "event_type_number"))
     return row_changes.withColumns(
         {
             "column_jdbc_type_names": F.transform_values(
@@ -44,9 +40,7 @@ def with_mysql_types(
     `dataTypeNumber`, OMS DataType) become MySQL type names from the seed's (`key`, `mysql_type`)
     columns; a code the seed does not know keeps its text. Other formats' rows are unchanged."""
     names = literal_map((str(code), name) for code, name in seed_pairs(seed, key, mysql_type))
-    named = F.transform_values(
-        "column_types", lambda _, code: F.coalesce(F.try_element_at(names, code), code)
-    )
+    named = F.transform_values("column_types", lambda _, code: F.coalesce(F.try_element_at(names, code), code))
     return row_changes.withColumn(
         "column_types",
         F.when(F.col("source_format") == source_format, named).otherwise(F.col("column_types")),

@@ -93,7 +93,9 @@ def text_field_of_other_type(json: str, fields: tuple[str, ...]) -> str:
     """SQL: a top-level field read as a string holds a JSON value other than a string or null.
     Spark 3.5 re-parses a field whose text looks like another type, typed as that type."""
     if supports_variant():
-        kinds = ", ".join(f"schema_of_variant(variant_get(try_parse_json({json}), '$.{name}', 'variant'))" for name in fields)
+        kinds = ", ".join(
+            f"schema_of_variant(variant_get(try_parse_json({json}), '$.{name}', 'variant'))" for name in fields
+        )
         return f"coalesce(exists(array({kinds}), kind -> kind not in ('STRING', 'VOID')), false)"
 
     def has_type(name: str, type_: str) -> str:
@@ -101,10 +103,10 @@ def text_field_of_other_type(json: str, fields: tuple[str, ...]) -> str:
 
     return " or ".join(
         f"""coalesce(try_element_at(transform(array(get_json_object({json}, '$.{name}')), text -> case
-            when startswith(text, '{{') then {has_type(name, 'struct<>')}
-            when startswith(text, '[') then {has_type(name, 'array<string>')}
-            when text in ('true', 'false') then {has_type(name, 'boolean')}
-            when text rlike '^-?[0-9]' then {has_type(name, 'double')}
+            when startswith(text, '{{') then {has_type(name, "struct<>")}
+            when startswith(text, '[') then {has_type(name, "array<string>")}
+            when text in ('true', 'false') then {has_type(name, "boolean")}
+            when text rlike '^-?[0-9]' then {has_type(name, "double")}
         end), 1), false)"""
         for name in fields
     )

@@ -73,13 +73,26 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = (root / "serve.txt").open("w")
     server = subprocess.Popen(
         [
-            str(DBT), "docs", "serve", "--no-browser", "--host", "127.0.0.1", "--port", str(port),
-            "--profiles-dir", str(profiles), "--target-path", str(generate.target_dir),
-            "--log-path", str(root / "logs"),
+            str(DBT),
+            "docs",
+            "serve",
+            "--no-browser",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--profiles-dir",
+            str(profiles),
+            "--target-path",
+            str(generate.target_dir),
+            "--log-path",
+            str(root / "logs"),
         ],
-        cwd=REPO, env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-        stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        cwd=REPO,
+        env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + WAIT_S
@@ -117,11 +130,18 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
     options.binary_location = str(CHROMIUM)
     # The machine has no network but loopback: no background connections, no sandbox as root.
     for argument in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--window-size=1600,900",
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1600,900",
         f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
-    ):  # fmt: skip
+    ):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     try:
@@ -140,9 +160,7 @@ def _drawn_graph(driver: webdriver.Chrome) -> dict[str, Any]:
         if item.text.strip() in {"Tests", "Unit_tests"}:
             item.click()
     driver.find_element(By.ID, "submit-graph-selection").click()
-    wait.until(
-        lambda d: {n["resource_type"] for n in d.execute_script(READ_GRAPH_JS)["nodes"]} <= DRAWN_TYPES
-    )
+    wait.until(lambda d: {n["resource_type"] for n in d.execute_script(READ_GRAPH_JS)["nodes"]} <= DRAWN_TYPES)
     previous: list[Any] = []
 
     def settled(d: webdriver.Chrome) -> dict[str, Any] | None:
@@ -183,13 +201,13 @@ def test_lineage_graph_shows_each_source_through_its_staging_to_the_marts(
     # The graph draws the whole project and exactly its dependencies.
     resources = {
         **{k: v for k, v in manifest["nodes"].items() if v["resource_type"] in DRAWN_TYPES},
-        **manifest["sources"], **manifest["exposures"],
-    }  # fmt: skip
+        **manifest["sources"],
+        **manifest["exposures"],
+    }
     assert set(nodes) == set(resources)
     assert edges == {
-        (parent, child)
-        for child, node in resources.items() for parent in node.get("depends_on", {}).get("nodes", [])
-    }  # fmt: skip
+        (parent, child) for child, node in resources.items() for parent in node.get("depends_on", {}).get("nodes", [])
+    }
 
     sources = [n for n in nodes.values() if n["resource_type"] == "source"]
     assert len(sources) >= 4
@@ -197,9 +215,10 @@ def test_lineage_graph_shows_each_source_through_its_staging_to_the_marts(
     assert marts == set().union(*MARTS_FED_BY.values())
     for format_name in {source["source_name"] for source in sources}:
         staging = {
-            node_id for node_id, node in nodes.items()
+            node_id
+            for node_id, node in nodes.items()
             if node["resource_type"] == "model" and node["path"].startswith(f"models/staging/{format_name}/")
-        }  # fmt: skip
+        }
         # A format's sources (its landed lines; an Avro format's container files too) feed its
         # own staging only, all of which they feed...
         format_sources = {source["id"] for source in sources if source["source_name"] == format_name}
@@ -208,8 +227,9 @@ def test_lineage_graph_shows_each_source_through_its_staging_to_the_marts(
         # ...whose staged entities reach the marts they feed.
         entities = {
             name[node_id].removeprefix(f"stg_{format_name}__"): node_id
-            for node_id in staging if name[node_id].startswith(f"stg_{format_name}__")
-        }  # fmt: skip
+            for node_id in staging
+            if name[node_id].startswith(f"stg_{format_name}__")
+        }
         assert REQUIRED_ENTITIES <= set(entities) <= set(MARTS_FED_BY), (format_name, sorted(entities))
         for entity, node_id in entities.items():
             reached_marts = {name[n] for n in _reachable(edges, node_id)} & marts
@@ -242,9 +262,10 @@ def _plain(text: str) -> str:
 def test_pages_show_the_descriptions(site: str, manifest: dict[str, Any], browser: webdriver.Chrome) -> None:
     """Every mart's page shows its description and columns; a macro's page its arguments."""
     marts = [
-        n for n in manifest["nodes"].values()
+        n
+        for n in manifest["nodes"].values()
         if n["resource_type"] == "model" and n["original_file_path"].startswith("models/marts/")
-    ]  # fmt: skip
+    ]
     assert len(marts) >= 6
     for mart in marts:
         text = _page_text(browser, f"{site}/#!/model/{mart['unique_id']}", _plain(mart["description"])[:60])

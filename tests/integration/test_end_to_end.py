@@ -73,17 +73,36 @@ def _msg(**fields: Any) -> str:
 
 def _dml(type_: str, id_: int, es: int, data: list, old: list | None) -> dict[str, Any]:
     return {
-        "data": data, "database": "shop", "es": es, "id": id_, "isDdl": False,
-        "mysqlType": ITEMS_TYPES, "old": old, "pkNames": ["id"] * len(data), "sql": "",
-        "sqlType": ITEMS_JDBC, "table": "items", "ts": es + 100, "type": type_,
-    }  # fmt: skip
+        "data": data,
+        "database": "shop",
+        "es": es,
+        "id": id_,
+        "isDdl": False,
+        "mysqlType": ITEMS_TYPES,
+        "old": old,
+        "pkNames": ["id"] * len(data),
+        "sql": "",
+        "sqlType": ITEMS_JDBC,
+        "table": "items",
+        "ts": es + 100,
+        "type": type_,
+    }
 
 
 def _ddl(type_: str, id_: int, es: int, sql: str) -> dict[str, Any]:
     return {
-        "data": None, "database": "shop", "es": es, "id": id_, "isDdl": True, "old": None,
-        "pkNames": None, "sql": sql, "table": "items", "ts": es + 100, "type": type_,
-    }  # fmt: skip
+        "data": None,
+        "database": "shop",
+        "es": es,
+        "id": id_,
+        "isDdl": True,
+        "old": None,
+        "pkNames": None,
+        "sql": sql,
+        "table": "items",
+        "ts": es + 100,
+        "type": type_,
+    }
 
 
 APPLE = {"id": "1", "name": "apple", "price": "1.50", "tag": "t1"}
@@ -93,8 +112,9 @@ FIG_PRICED = {**FIG, "price": "2.25"}
 
 PART_1 = "part-0001.jsonl"
 PART_2 = "part-0002.jsonl"
+CREATE_ITEMS = "CREATE TABLE items (id int PRIMARY KEY, name varchar(20), price decimal(10,2), tag geometry)"
 PART_1_LINES = [
-    _msg(**_ddl("CREATE", 1, 1700000100000, "CREATE TABLE items (id int PRIMARY KEY, name varchar(20), price decimal(10,2), tag geometry)")),
+    _msg(**_ddl("CREATE", 1, 1700000100000, CREATE_ITEMS)),
     _msg(**_dml("INSERT", 2, 1700000101000, [APPLE], None)),
     "",
     "["
@@ -103,7 +123,7 @@ PART_1_LINES = [
     + _msg(**_dml("INSERT", 4, 1700000103000, [FIG], None))
     + "]",
     _msg(**_ddl("CINDEX", 5, 1700000104000, "CREATE INDEX ix_items_name ON items (name)")),
-]  # fmt: skip
+]
 PART_2_LINES = [
     _msg(**_dml("UPDATE", 6, 1700000105000, [FIG_PRICED], [{"price": None}])),
     _msg(**_dml("DELETE", 7, 1700000106000, [PEAR], None)),
@@ -116,11 +136,20 @@ HOSTILE_COLUMN = "c`; drop table cdc.fct_row_changes; --"
 PART_3 = "part-0003.jsonl"
 PART_3_LINES = [
     _msg(
-        data=[{"id": "1", HOSTILE_COLUMN: "v"}], database="shop", es=1700000109000, id=9,
-        isDdl=False, mysqlType={"id": "int", HOSTILE_COLUMN: "varchar(10)"}, old=None,
-        pkNames=["id"], sql="", table=HOSTILE_TABLE, ts=1700000109100, type="INSERT",
+        data=[{"id": "1", HOSTILE_COLUMN: "v"}],
+        database="shop",
+        es=1700000109000,
+        id=9,
+        isDdl=False,
+        mysqlType={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
+        old=None,
+        pkNames=["id"],
+        sql="",
+        table=HOSTILE_TABLE,
+        ts=1700000109100,
+        type="INSERT",
     ),
-]  # fmt: skip
+]
 PART_1_LANDED_AT = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
 PART_2_LANDED_AT = datetime(2024, 1, 2, 3, 4, 6, tzinfo=UTC)
 
@@ -149,7 +178,10 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     started = {
         "samples": Build("samples", root / "samples", ["build"]),
         "custom": Build(
-            "custom landing root", root / "custom", BUILD_WITHOUT_UNIT_TESTS, _write_landing(root / "landing"),
+            "custom landing root",
+            root / "custom",
+            BUILD_WITHOUT_UNIT_TESTS,
+            _write_landing(root / "landing"),
             followups=[
                 ["run-operation", "create_typed_replica", "--args", json.dumps(names)]
                 for names in (
@@ -194,11 +226,25 @@ F002 = "002_004_canal_with_table_changes.jsonl"
 FHOSTILE = "hostile_and_edge_cases.jsonl"
 
 ROW_FIELDS = [
-    "source_format", "operation", "source_operation", "canal_event_type", "database_name",
-    "table_name", "primary_key_columns", "primary_key", "before_image", "after_image",
-    "changed_columns", "column_types", "column_jdbc_types", "column_jdbc_type_names", "event_at",
-    "emitted_at", "source_position", "message_id",
-]  # fmt: skip
+    "source_format",
+    "operation",
+    "source_operation",
+    "canal_event_type",
+    "database_name",
+    "table_name",
+    "primary_key_columns",
+    "primary_key",
+    "before_image",
+    "after_image",
+    "changed_columns",
+    "column_types",
+    "column_jdbc_types",
+    "column_jdbc_type_names",
+    "event_at",
+    "emitted_at",
+    "source_position",
+    "message_id",
+]
 
 CANAL_EVENT_TYPE = {"INSERT": 1, "UPDATE": 2, "DELETE": 3}  # 000's EventType numbers
 
@@ -241,12 +287,13 @@ def row_change(
     }
 
 
-ID_TYPES = ({"ID": "int(11)"}, {"ID": 4}, {"ID": "INTEGER"})
-ID_NAME_TYPES = (
-    {"ID": "int(11)", "TEST_NAME": "varchar(255)"},
-    {"ID": 4, "TEST_NAME": 12},
-    {"ID": "INTEGER", "TEST_NAME": "VARCHAR"},
-)
+# The column types of 000's tables, as row_change's types, jdbc_types and jdbc_type_names.
+ID_TYPES = {"types": {"ID": "int(11)"}, "jdbc_types": {"ID": 4}, "jdbc_type_names": {"ID": "INTEGER"}}
+ID_NAME_TYPES = {
+    "types": {"ID": "int(11)", "TEST_NAME": "varchar(255)"},
+    "jdbc_types": {"ID": 4, "TEST_NAME": 12},
+    "jdbc_type_names": {"ID": "INTEGER", "TEST_NAME": "VARCHAR"},
+}
 ANNE = {"last_name": "Kretchmar", "id": "1004", "first_name": "Anne", "email": "annek@noanswer.org"}
 ANNE_MARIE = {**ANNE, "first_name": "Anne Marie"}
 CUSTOMER_COLUMNS = ["last_name", "id", "first_name", "email"]
@@ -264,86 +311,224 @@ PAYMENT = {
 EXPECTED_ROW_CHANGES = {
     # 000: canal FlatMessages, each line a one-message batch; es/ts in ms; `old` partial.
     (F000, 2, 0, 0): row_change(
-        "INSERT", "test", "asd_copy", ["ID"], '{"ID":"2223"}', None, {"ID": "2223"}, ["ID"],
-        ms(1554044748000), ms(1554044748117), "6", *ID_TYPES,
+        operation="INSERT",
+        database="test",
+        table="asd_copy",
+        key_columns=["ID"],
+        key='{"ID":"2223"}',
+        before=None,
+        after={"ID": "2223"},
+        changed=["ID"],
+        event_at=ms(1554044748000),
+        emitted_at=ms(1554044748117),
+        message_id="6",
+        **ID_TYPES,
     ),
     (F000, 3, 0, 0): row_change(
-        "UPDATE", "test", "asd", ["ID"], '{"ID":"222"}', {"ID": "2223"}, {"ID": "222"}, ["ID"],
-        ms(1554044876000), ms(1554044877622), "7", *ID_TYPES,
+        operation="UPDATE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"222"}',
+        before={"ID": "2223"},
+        after={"ID": "222"},
+        changed=["ID"],
+        event_at=ms(1554044876000),
+        emitted_at=ms(1554044877622),
+        message_id="7",
+        **ID_TYPES,
     ),
     (F000, 4, 0, 0): row_change(
-        "DELETE", "test", "asd", ["ID"], '{"ID":"222"}', {"ID": "222"}, None, ["ID"],
-        ms(1554044940000), ms(1554044940882), "8", *ID_TYPES,
+        operation="DELETE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"222"}',
+        before={"ID": "222"},
+        after=None,
+        changed=["ID"],
+        event_at=ms(1554044940000),
+        emitted_at=ms(1554044940882),
+        message_id="8",
+        **ID_TYPES,
     ),
     # Multi-row UPDATE: pkNames repeats "ID" per row; old {"TEST_NAME": null} = was NULL.
     (F000, 9, 0, 0): row_change(
-        "UPDATE", "test", "asd", ["ID"], '{"ID":"22"}',
-        {"ID": "22", "TEST_NAME": None}, {"ID": "22", "TEST_NAME": "123"}, ["TEST_NAME"],
-        ms(1554045359000), ms(1554045360514), "15", *ID_NAME_TYPES,
+        operation="UPDATE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"22"}',
+        before={"ID": "22", "TEST_NAME": None},
+        after={"ID": "22", "TEST_NAME": "123"},
+        changed=["TEST_NAME"],
+        event_at=ms(1554045359000),
+        emitted_at=ms(1554045360514),
+        message_id="15",
+        **ID_NAME_TYPES,
     ),
     (F000, 9, 0, 1): row_change(
-        "UPDATE", "test", "asd", ["ID"], '{"ID":"2223"}',
-        {"ID": "2223", "TEST_NAME": None}, {"ID": "2223", "TEST_NAME": "123"}, ["TEST_NAME"],
-        ms(1554045359000), ms(1554045360514), "15", *ID_NAME_TYPES,
+        operation="UPDATE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"2223"}',
+        before={"ID": "2223", "TEST_NAME": None},
+        after={"ID": "2223", "TEST_NAME": "123"},
+        changed=["TEST_NAME"],
+        event_at=ms(1554045359000),
+        emitted_at=ms(1554045360514),
+        message_id="15",
+        **ID_NAME_TYPES,
     ),
     (F000, 10, 0, 0): row_change(
-        "DELETE", "test", "asd", ["ID"], '{"ID":"22"}', {"ID": "22", "TEST_NAME": "123"}, None,
-        ["ID", "TEST_NAME"], ms(1554045542000), ms(1554045543209), "16", *ID_NAME_TYPES,
+        operation="DELETE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"22"}',
+        before={"ID": "22", "TEST_NAME": "123"},
+        after=None,
+        changed=["ID", "TEST_NAME"],
+        event_at=ms(1554045542000),
+        emitted_at=ms(1554045543209),
+        message_id="16",
+        **ID_NAME_TYPES,
     ),
     (F000, 10, 0, 1): row_change(
-        "DELETE", "test", "asd", ["ID"], '{"ID":"2223"}', {"ID": "2223", "TEST_NAME": "123"}, None,
-        ["ID", "TEST_NAME"], ms(1554045542000), ms(1554045543209), "16", *ID_NAME_TYPES,
+        operation="DELETE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"2223"}',
+        before={"ID": "2223", "TEST_NAME": "123"},
+        after=None,
+        changed=["ID", "TEST_NAME"],
+        event_at=ms(1554045542000),
+        emitted_at=ms(1554045543209),
+        message_id="16",
+        **ID_NAME_TYPES,
     ),
     # 001: id 0 (no id), pkNames/mysqlType/sqlType null, numbers as JSON numbers, full `old`,
     # INSERT es 0 (unknown), DELETE's row in `old` with `data` null.
     (F001, 7, 0, 0): row_change(
-        "INSERT", "inventory", "customers", [], None, None, ANNE, CUSTOMER_COLUMNS,
-        None, ms(1465491411815), None,
+        operation="INSERT",
+        database="inventory",
+        table="customers",
+        key_columns=[],
+        key=None,
+        before=None,
+        after=ANNE,
+        changed=CUSTOMER_COLUMNS,
+        event_at=None,
+        emitted_at=ms(1465491411815),
+        message_id=None,
     ),
     (F001, 8, 0, 0): row_change(
-        "UPDATE", "inventory", "customers", [], None, ANNE, ANNE_MARIE, ["first_name"],
-        ms(1465581029100), ms(1465581029523), None,
+        operation="UPDATE",
+        database="inventory",
+        table="customers",
+        key_columns=[],
+        key=None,
+        before=ANNE,
+        after=ANNE_MARIE,
+        changed=["first_name"],
+        event_at=ms(1465581029100),
+        emitted_at=ms(1465581029523),
+        message_id=None,
     ),
     (F001, 9, 0, 0): row_change(
-        "DELETE", "inventory", "customers", [], None, ANNE_MARIE, None, CUSTOMER_COLUMNS,
-        ms(1465581902300), ms(1465581902461), None,
+        operation="DELETE",
+        database="inventory",
+        table="customers",
+        key_columns=[],
+        key=None,
+        before=ANNE_MARIE,
+        after=None,
+        changed=CUSTOMER_COLUMNS,
+        event_at=ms(1465581902300),
+        emitted_at=ms(1465581902461),
+        message_id=None,
     ),
     # 002's Canal Json DML (the key column itself changes: the key is the after image's).
     (F002, 1, 0, 0): row_change(
-        "UPDATE", "db_test", "table_test", ["col_pk"], '{"col_pk":"11"}',
-        {"col1": "22", "col2": "22", "col_pk": "22"}, {"col1": "11", "col2": "11", "col_pk": "11"},
-        ["col1", "col2", "col_pk"], ms(1669790847000), ms(1669790848072), None,
-        {"col1": "varchar(22)", "col2": "varchar(22)", "col_pk": "varchar(22)"},
-        {"col1": 12, "col2": 12, "col_pk": 12},
-        {"col1": "VARCHAR", "col2": "VARCHAR", "col_pk": "VARCHAR"},
+        operation="UPDATE",
+        database="db_test",
+        table="table_test",
+        key_columns=["col_pk"],
+        key='{"col_pk":"11"}',
+        before={"col1": "22", "col2": "22", "col_pk": "22"},
+        after={"col1": "11", "col2": "11", "col_pk": "11"},
+        changed=["col1", "col2", "col_pk"],
+        event_at=ms(1669790847000),
+        emitted_at=ms(1669790848072),
+        message_id=None,
+        types={"col1": "varchar(22)", "col2": "varchar(22)", "col_pk": "varchar(22)"},
+        jdbc_types={"col1": 12, "col2": 12, "col_pk": 12},
+        jdbc_type_names={"col1": "VARCHAR", "col2": "VARCHAR", "col_pk": "VARCHAR"},
     ),
     # 004's Canal JSON example: partial old; sqlType 7 is REAL in 002's jdbcType table.
     (F002, 3, 0, 0): row_change(
-        "UPDATE", "inventory", "products", ["id"], '{"id":"111"}',
-        PRODUCT_BEFORE, {**PRODUCT_BEFORE, "weight": "5.18"}, ["weight"],
-        ms(1589373560000), ms(1589373560798), "9",
-        {"id": "INTEGER", "name": "VARCHAR(255)", "description": "VARCHAR(512)", "weight": "FLOAT"},
-        {"id": 4, "name": 12, "description": 12, "weight": 7},
-        {"id": "INTEGER", "name": "VARCHAR", "description": "VARCHAR", "weight": "REAL"},
+        operation="UPDATE",
+        database="inventory",
+        table="products",
+        key_columns=["id"],
+        key='{"id":"111"}',
+        before=PRODUCT_BEFORE,
+        after={**PRODUCT_BEFORE, "weight": "5.18"},
+        changed=["weight"],
+        event_at=ms(1589373560000),
+        emitted_at=ms(1589373560798),
+        message_id="9",
+        types={"id": "INTEGER", "name": "VARCHAR(255)", "description": "VARCHAR(512)", "weight": "FLOAT"},
+        jdbc_types={"id": 4, "name": 12, "description": 12, "weight": 7},
+        jdbc_type_names={"id": "INTEGER", "name": "VARCHAR", "description": "VARCHAR", "weight": "REAL"},
     ),
     # hostile: the good message of a batch whose other element is 42.
     (FHOSTILE, 8, 0, 0): row_change(
-        "INSERT", "shop", "orders", ["id"], '{"id":"7"}', None, {"id": "7", "status": "new"},
-        ["id", "status"], ms(1700000000000), ms(1700000000123), None,
+        operation="INSERT",
+        database="shop",
+        table="orders",
+        key_columns=["id"],
+        key='{"id":"7"}',
+        before=None,
+        after={"id": "7", "status": "new"},
+        changed=["id", "status"],
+        event_at=ms(1700000000000),
+        emitted_at=ms(1700000000123),
+        message_id=None,
     ),
     # hostile line 15 is an exact redelivery of 000 line 2: not here, the first copy wins.
     # JSON numbers, booleans, unicode, a JSON null and an array; es in seconds, ts 0 (unknown).
     (FHOSTILE, 17, 0, 0): row_change(
-        "INSERT", "shop", "payments", [], None, None, PAYMENT, list(PAYMENT),
-        sec(1700000003), None, None,
+        operation="INSERT",
+        database="shop",
+        table="payments",
+        key_columns=[],
+        key=None,
+        before=None,
+        after=PAYMENT,
+        changed=list(PAYMENT),
+        event_at=sec(1700000003),
+        emitted_at=None,
+        message_id=None,
     ),
-}  # fmt: skip
+}
 
 SCHEMA_FIELDS = [
-    "source_format", "database_name", "table_name", "ddl_kind", "source_operation", "sql_text",
-    "table_columns", "primary_key_columns", "event_at", "emitted_at", "source_position",
+    "source_format",
+    "database_name",
+    "table_name",
+    "ddl_kind",
+    "source_operation",
+    "sql_text",
+    "table_columns",
+    "primary_key_columns",
+    "event_at",
+    "emitted_at",
+    "source_position",
     "message_id",
-]  # fmt: skip
+]
 
 
 def schema_change(
@@ -381,67 +566,135 @@ def _column(name: str, position: int) -> dict[str, Any]:
 # (file, line, message_index) -> the schema change.
 EXPECTED_SCHEMA_CHANGES = {
     (F000, 1, 0): schema_change(
-        "CREATE", "CREATE", "test", "asd_copy",
-        "CREATE TABLE `test`.`asd_copy` (\n`ID` int(11) NOT NULL,\nPRIMARY KEY (`ID`)\n)"
+        kind="CREATE",
+        source_operation="CREATE",
+        database="test",
+        table="asd_copy",
+        sql="CREATE TABLE `test`.`asd_copy` (\n`ID` int(11) NOT NULL,\nPRIMARY KEY (`ID`)\n)"
         " ENGINE=InnoDB DEFAULT CHARSET=utf8",
-        ms(1554044748000), ms(1554044748116), "6",
+        event_at=ms(1554044748000),
+        emitted_at=ms(1554044748116),
+        message_id="6",
     ),
     (F000, 5, 0): schema_change(
-        "DROP", "ERASE", "test", "asd", "DROP TABLE `asd` /* generated by server */",
-        ms(1554045030000), ms(1554045031258), "9",
+        kind="DROP",
+        source_operation="ERASE",
+        database="test",
+        table="asd",
+        sql="DROP TABLE `asd` /* generated by server */",
+        event_at=ms(1554045030000),
+        emitted_at=ms(1554045031258),
+        message_id="9",
     ),
     (F000, 6, 0): schema_change(
-        "RENAME", "RENAME", "test", "asd", "alter table `asd_copy` rename to `asd`",
-        ms(1554045087000), ms(1554045087466), "10",
+        kind="RENAME",
+        source_operation="RENAME",
+        database="test",
+        table="asd",
+        sql="alter table `asd_copy` rename to `asd`",
+        event_at=ms(1554045087000),
+        emitted_at=ms(1554045087466),
+        message_id="10",
     ),
     (F000, 7, 0): schema_change(
-        "ALTER", "ALTER", "test", "asd",
-        "ALTER TABLE `test`.`asd` ADD COLUMN `TEST_NAME` varchar(255) AFTER `ID`",
-        ms(1554045155000), ms(1554045155706), "11",
+        kind="ALTER",
+        source_operation="ALTER",
+        database="test",
+        table="asd",
+        sql="ALTER TABLE `test`.`asd` ADD COLUMN `TEST_NAME` varchar(255) AFTER `ID`",
+        event_at=ms(1554045155000),
+        emitted_at=ms(1554045155706),
+        message_id="11",
     ),
     (F000, 8, 0): schema_change(
-        "ALTER", "ALTER", "test", "asd", "ALTER TABLE `test`.`asd` DROP COLUMN `TEST_NAME`",
-        ms(1554045230000), ms(1554045230994), "12",
+        kind="ALTER",
+        source_operation="ALTER",
+        database="test",
+        table="asd",
+        sql="ALTER TABLE `test`.`asd` DROP COLUMN `TEST_NAME`",
+        event_at=ms(1554045230000),
+        emitted_at=ms(1554045230994),
+        message_id="12",
     ),
     # 001's DDL: es/ts in seconds, id 0, database-level QUERY with table "".
     (F001, 1, 0): schema_change(
-        "QUERY", "QUERY", "dip_test", None,
-        "CREATE DATABASE `dip_test` CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci",
-        sec(1655812326), sec(1655812326), None,
+        kind="QUERY",
+        source_operation="QUERY",
+        database="dip_test",
+        table=None,
+        sql="CREATE DATABASE `dip_test` CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci",
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
     ),
     (F001, 2, 0): schema_change(
-        "QUERY", "QUERY", "dip_test", None, "DROP DATABASE IF EXISTS `dip_test`",
-        sec(1655812326), sec(1655812326), None,
+        kind="QUERY",
+        source_operation="QUERY",
+        database="dip_test",
+        table=None,
+        sql="DROP DATABASE IF EXISTS `dip_test`",
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
     ),
     (F001, 3, 0): schema_change(
-        "CREATE", "CREATE", "dip_test", "customers",
-        "CREATE TABLE `customers` (\n  `id` int NOT NULL AUTO_INCREMENT,\n"
+        kind="CREATE",
+        source_operation="CREATE",
+        database="dip_test",
+        table="customers",
+        sql="CREATE TABLE `customers` (\n  `id` int NOT NULL AUTO_INCREMENT,\n"
         "  `first_name` varchar(255) NOT NULL,\n  `last_name` varchar(255) NOT NULL,\n"
         "  `email` varchar(255) NOT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `email` (`email`),\n"
         "  KEY `ix_id` (`id`)\n) ENGINE=InnoDB AUTO_INCREMENT=1041 DEFAULT CHARSET=utf8",
-        sec(1655812326), sec(1655812326), None,
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
     ),
     (F001, 4, 0): schema_change(
-        "ALTER", "ALTER", "test", "user",
-        "ALTER TABLE `user` ADD COLUMN `createtime` datetime NULL DEFAULT CURRENT_TIMESTAMP",
-        sec(1655782153), sec(1655782153), None,
+        kind="ALTER",
+        source_operation="ALTER",
+        database="test",
+        table="user",
+        sql="ALTER TABLE `user` ADD COLUMN `createtime` datetime NULL DEFAULT CURRENT_TIMESTAMP",
+        event_at=sec(1655782153),
+        emitted_at=sec(1655782153),
+        message_id=None,
     ),
     (F001, 5, 0): schema_change(
-        "DROP", "ERASE", "dip_test", "customers", "DROP TABLE IF EXISTS `dip_test`.`customers`",
-        sec(1655812326), sec(1655812326), None,
+        kind="DROP",
+        source_operation="ERASE",
+        database="dip_test",
+        table="customers",
+        sql="DROP TABLE IF EXISTS `dip_test`.`customers`",
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
     ),
     # ... but this one in ms.
     (F001, 6, 0): schema_change(
-        "RENAME", "RENAME", "testDB", "t_test", "rename table test to t_test",
-        ms(1656300979748), ms(1656300979748), None,
+        kind="RENAME",
+        source_operation="RENAME",
+        database="testDB",
+        table="t_test",
+        sql="rename table test to t_test",
+        event_at=ms(1656300979748),
+        emitted_at=ms(1656300979748),
+        message_id=None,
     ),
     # 002's canal DDL with tableChanges: the table's columns and key after the ALTER.
     (F002, 2, 0): schema_change(
-        "ALTER", "ALTER", "db_test", "table_test", "alter table table_test add col2 varchar(22) null",
-        ms(1669790951000), ms(1669790952584), None,
-        [_column("col1", 0), _column("col2", 1), _column("col_pk", 2)], ["col_pk"],
+        kind="ALTER",
+        source_operation="ALTER",
+        database="db_test",
+        table="table_test",
+        sql="alter table table_test add col2 varchar(22) null",
+        event_at=ms(1669790951000),
+        emitted_at=ms(1669790952584),
+        message_id=None,
+        columns=[_column("col1", 0), _column("col2", 1), _column("col_pk", 2)],
+        key_columns=["col_pk"],
     ),
-}  # fmt: skip
+}
 
 # (file, line, message_index) -> reason. Everything rejected is in the hostile file.
 EXPECTED_REJECTIONS = {
@@ -465,29 +718,54 @@ EXPECTED_REJECTIONS = {
 }
 
 RECONCILIATION_FIELDS = [
-    "landed_lines", "messages", "row_change_messages", "schema_change_messages",
-    "skipped_messages", "rejected_messages",
-]  # fmt: skip
+    "landed_lines",
+    "messages",
+    "row_change_messages",
+    "schema_change_messages",
+    "skipped_messages",
+    "rejected_messages",
+]
 
 EXPECTED_RECONCILIATION = {
-    F000: dict(landed_lines=10, messages=10, row_change_messages=5, schema_change_messages=5,
-               skipped_messages=0, rejected_messages=0),
-    F001: dict(landed_lines=9, messages=9, row_change_messages=3, schema_change_messages=6,
-               skipped_messages=0, rejected_messages=0),
-    F002: dict(landed_lines=3, messages=3, row_change_messages=2, schema_change_messages=1,
-               skipped_messages=0, rejected_messages=0),
+    F000: dict(
+        landed_lines=10,
+        messages=10,
+        row_change_messages=5,
+        schema_change_messages=5,
+        skipped_messages=0,
+        rejected_messages=0,
+    ),
+    F001: dict(
+        landed_lines=9,
+        messages=9,
+        row_change_messages=3,
+        schema_change_messages=6,
+        skipped_messages=0,
+        rejected_messages=0,
+    ),
+    F002: dict(
+        landed_lines=3,
+        messages=3,
+        row_change_messages=2,
+        schema_change_messages=1,
+        skipped_messages=0,
+        rejected_messages=0,
+    ),
     # 17 lines; line 8 holds two messages. Line 15 (the redelivery) counts as a row change
     # message; line 14 (MHEARTBEAT) is skipped.
-    FHOSTILE: dict(landed_lines=17, messages=18, row_change_messages=3, schema_change_messages=0,
-                   skipped_messages=1, rejected_messages=14),
-}  # fmt: skip
+    FHOSTILE: dict(
+        landed_lines=17,
+        messages=18,
+        row_change_messages=3,
+        schema_change_messages=0,
+        skipped_messages=1,
+        rejected_messages=14,
+    ),
+}
 
 
 def _by_row_key(rows: list[dict]) -> dict[tuple, dict]:
-    keyed = {
-        (file_name(r["file_path"]), r["line_number"], r["message_index"], r["row_index"]): r
-        for r in rows
-    }
+    keyed = {(file_name(r["file_path"]), r["line_number"], r["message_index"], r["row_index"]): r for r in rows}
     assert len(keyed) == len(rows), "two row changes share file, line, message and row index"
     return keyed
 
@@ -533,10 +811,11 @@ def test_row_changes_are_exactly_the_sample_dml_rows(samples: Build) -> None:
 def test_redelivered_insert_appears_once_as_its_first_landed_copy(samples: Build) -> None:
     rows = _canal(samples.marts()["fct_row_changes"])
     copies = [
-        r for r in rows
+        r
+        for r in rows
         if (r["database_name"], r["table_name"], r["operation"], r["primary_key"])
         == ("test", "asd_copy", "INSERT", '{"ID":"2223"}')
-    ]  # fmt: skip
+    ]
     assert [(file_name(r["file_path"]), r["line_number"]) for r in copies] == [(F000, 2)]
     # Hostile line 15 is byte for byte 000's line 2, so the redelivery shares its change_id.
     assert _lines(SAMPLES / FHOSTILE)[14] == _lines(SAMPLES / F000)[1]
@@ -552,7 +831,7 @@ def test_json_numbers_booleans_unicode_and_null_keep_their_exact_text(samples: B
     assert after["amount"] == "1234567890.123456789"  # no rounding through a double
     assert after["id"] == "11"
     assert after["paid"] == "true"
-    assert after["note"] == "café \u2615 \"quoted\""
+    assert after["note"] == 'café \u2615 "quoted"'
     assert "memo" in after and after["memo"] is None  # a JSON null is a SQL NULL, key kept
     assert after["tags"] == '["a","b"]'
     assert payments[0]["event_at"] == datetime(2023, 11, 14, 22, 13, 23, tzinfo=UTC)
@@ -566,9 +845,7 @@ def test_schema_changes_are_exactly_the_sample_ddl_messages(samples: Build) -> N
 
 def test_rejected_messages_are_exactly_the_hostile_lines_with_their_reasons(samples: Build) -> None:
     rows = _canal(samples.marts()["fct_rejected_messages"])
-    actual = {
-        (file_name(r["file_path"]), r["line_number"], r["message_index"]): r["reason"] for r in rows
-    }
+    actual = {(file_name(r["file_path"]), r["line_number"], r["message_index"]): r["reason"] for r in rows}
     assert len(actual) == len(rows)
     assert actual == EXPECTED_REJECTIONS
     hostile_lines = _lines(SAMPLES / FHOSTILE)
@@ -598,13 +875,30 @@ ITEMS_COLUMNS = ["id", "name", "price", "tag"]
 
 
 def _item_change(
-    operation: str, key: str, before: dict | None, after: dict | None, changed: list[str],
-    es: int, message_id: str,
-) -> dict[str, Any]:  # fmt: skip
+    operation: str,
+    key: str,
+    before: dict | None,
+    after: dict | None,
+    changed: list[str],
+    es: int,
+    message_id: str,
+) -> dict[str, Any]:
     return row_change(
-        operation, "shop", "items", ["id"], key, before, after, changed, ms(es), ms(es + 100),
-        message_id, ITEMS_TYPES, ITEMS_JDBC, ITEMS_JDBC_NAMES,
-    )  # fmt: skip
+        operation=operation,
+        database="shop",
+        table="items",
+        key_columns=["id"],
+        key=key,
+        before=before,
+        after=after,
+        changed=changed,
+        event_at=ms(es),
+        emitted_at=ms(es + 100),
+        message_id=message_id,
+        types=ITEMS_TYPES,
+        jdbc_types=ITEMS_JDBC,
+        jdbc_type_names=ITEMS_JDBC_NAMES,
+    )
 
 
 EXPECTED_ITEM_CHANGES = {
@@ -615,7 +909,7 @@ EXPECTED_ITEM_CHANGES = {
     # Second file (CRLF, no final newline): price NULL -> 2.25 is a change; then apple/pear goes.
     (PART_2, 1, 0, 0): _item_change("UPDATE", '{"id":"2"}', FIG, FIG_PRICED, ["price"], 1700000105000, "6"),
     (PART_2, 2, 0, 0): _item_change("DELETE", '{"id":"1"}', PEAR, None, ITEMS_COLUMNS, 1700000106000, "7"),
-}  # fmt: skip
+}
 
 
 def test_custom_landing_root_gives_the_insert_update_delete_sequence_exactly(custom: Build) -> None:
@@ -624,10 +918,19 @@ def test_custom_landing_root_gives_the_insert_update_delete_sequence_exactly(cus
     assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
     actual = _by_row_key(custom.marts()["fct_row_changes"])
     hostile = row_change(
-        "INSERT", "shop", HOSTILE_TABLE, ["id"], '{"id":"1"}', None, {"id": "1", HOSTILE_COLUMN: "v"},
-        ["id", HOSTILE_COLUMN], ms(1700000109000), ms(1700000109100), "9",
-        {"id": "int", HOSTILE_COLUMN: "varchar(10)"},
-    )  # fmt: skip
+        operation="INSERT",
+        database="shop",
+        table=HOSTILE_TABLE,
+        key_columns=["id"],
+        key='{"id":"1"}',
+        before=None,
+        after={"id": "1", HOSTILE_COLUMN: "v"},
+        changed=["id", HOSTILE_COLUMN],
+        event_at=ms(1700000109000),
+        emitted_at=ms(1700000109100),
+        message_id="9",
+        types={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
+    )
     assert _diff({**EXPECTED_ITEM_CHANGES, (PART_3, 1, 0, 0): hostile}, actual, ROW_FIELDS) == []
 
 
@@ -636,55 +939,101 @@ def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom
     schema_changes = _by_message_key(marts["fct_schema_changes"])
     expected_schema_changes = {
         (PART_1, 1, 0): schema_change(
-            "CREATE", "CREATE", "shop", "items",
-            "CREATE TABLE items (id int PRIMARY KEY, name varchar(20), price decimal(10,2), tag geometry)",
-            ms(1700000100000), ms(1700000100100), "1",
+            kind="CREATE",
+            source_operation="CREATE",
+            database="shop",
+            table="items",
+            sql="CREATE TABLE items (id int PRIMARY KEY, name varchar(20), price decimal(10,2), tag geometry)",
+            event_at=ms(1700000100000),
+            emitted_at=ms(1700000100100),
+            message_id="1",
         ),
         (PART_1, 5, 0): schema_change(
-            "CREATE_INDEX", "CINDEX", "shop", "items", "CREATE INDEX ix_items_name ON items (name)",
-            ms(1700000104000), ms(1700000104100), "5",
+            kind="CREATE_INDEX",
+            source_operation="CINDEX",
+            database="shop",
+            table="items",
+            sql="CREATE INDEX ix_items_name ON items (name)",
+            event_at=ms(1700000104000),
+            emitted_at=ms(1700000104100),
+            message_id="5",
         ),
         (PART_2, 4, 0): schema_change(
-            "DROP_INDEX", "DINDEX", "shop", "items", "DROP INDEX ix_items_name ON items",
-            ms(1700000108000), ms(1700000108100), "8",
+            kind="DROP_INDEX",
+            source_operation="DINDEX",
+            database="shop",
+            table="items",
+            sql="DROP INDEX ix_items_name ON items",
+            event_at=ms(1700000108000),
+            emitted_at=ms(1700000108100),
+            message_id="8",
         ),
-    }  # fmt: skip
+    }
     assert _diff(expected_schema_changes, schema_changes, SCHEMA_FIELDS) == []
 
     rejected = marts["fct_rejected_messages"]
     assert [
-        (file_name(r["file_path"]), r["line_number"], r["message_index"], r["reason"], r["payload"])
-        for r in rejected
+        (file_name(r["file_path"]), r["line_number"], r["message_index"], r["reason"], r["payload"]) for r in rejected
     ] == [(PART_1, 3, None, "empty_line", "")]
     assert rejected[0]["landed_at"] == PART_1_LANDED_AT
 
     reconciliation = {
-        file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS}
-        for r in marts["fct_message_reconciliation"]
+        file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS} for r in marts["fct_message_reconciliation"]
     }
     assert reconciliation == {
-        PART_1: dict(landed_lines=5, messages=6, row_change_messages=3, schema_change_messages=2,
-                     skipped_messages=0, rejected_messages=1),
+        PART_1: dict(
+            landed_lines=5,
+            messages=6,
+            row_change_messages=3,
+            schema_change_messages=2,
+            skipped_messages=0,
+            rejected_messages=1,
+        ),
         # A missing final terminator loses no line; CRLF gives no extra ones.
-        PART_2: dict(landed_lines=4, messages=4, row_change_messages=2, schema_change_messages=1,
-                     skipped_messages=1, rejected_messages=0),
-        PART_3: dict(landed_lines=1, messages=1, row_change_messages=1, schema_change_messages=0,
-                     skipped_messages=0, rejected_messages=0),
-    }  # fmt: skip
+        PART_2: dict(
+            landed_lines=4,
+            messages=4,
+            row_change_messages=2,
+            schema_change_messages=1,
+            skipped_messages=1,
+            rejected_messages=0,
+        ),
+        PART_3: dict(
+            landed_lines=1,
+            messages=1,
+            row_change_messages=1,
+            schema_change_messages=0,
+            skipped_messages=0,
+            rejected_messages=0,
+        ),
+    }
 
 
 VERSION_FIELDS = [
-    "database_name", "table_name", "primary_key", "row_image", "valid_from", "valid_to",
-    "is_current", "opened_by_operation", "closed_by_operation",
-]  # fmt: skip
+    "database_name",
+    "table_name",
+    "primary_key",
+    "row_image",
+    "valid_from",
+    "valid_to",
+    "is_current",
+    "opened_by_operation",
+    "closed_by_operation",
+]
 
 
 def _version(key: str, image: dict, opened: str, es: int, closed: str | None, until: int | None) -> dict:
     return {
-        "database_name": "shop", "table_name": "items", "primary_key": key, "row_image": image,
-        "valid_from": ms(es), "valid_to": None if until is None else ms(until),
-        "is_current": closed is None, "opened_by_operation": opened, "closed_by_operation": closed,
-    }  # fmt: skip
+        "database_name": "shop",
+        "table_name": "items",
+        "primary_key": key,
+        "row_image": image,
+        "valid_from": ms(es),
+        "valid_to": None if until is None else ms(until),
+        "is_current": closed is None,
+        "opened_by_operation": opened,
+        "closed_by_operation": closed,
+    }
 
 
 def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(custom: Build) -> None:
@@ -693,17 +1042,20 @@ def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(cu
         (file_name(r["file_path"]), r["line_number"], r["message_index"]): r["change_id"]
         for r in marts["fct_row_changes"]
     }
-    versions = {
-        (r["primary_key"], r["valid_from"]): r
-        for r in marts["dim_row_versions"] if r["table_name"] == "items"
-    }  # fmt: skip
+    versions = {(r["primary_key"], r["valid_from"]): r for r in marts["dim_row_versions"] if r["table_name"] == "items"}
     # apple is inserted, renamed pear, deleted; fig is inserted without a price, then priced.
     expected = {
-        ('{"id":"1"}', ms(1700000101000)): _version('{"id":"1"}', APPLE, "INSERT", 1700000101000, "UPDATE", 1700000102000),
-        ('{"id":"1"}', ms(1700000102000)): _version('{"id":"1"}', PEAR, "UPDATE", 1700000102000, "DELETE", 1700000106000),
-        ('{"id":"2"}', ms(1700000103000)): _version('{"id":"2"}', FIG, "INSERT", 1700000103000, "UPDATE", 1700000105000),
+        ('{"id":"1"}', ms(1700000101000)): _version(
+            '{"id":"1"}', APPLE, "INSERT", 1700000101000, "UPDATE", 1700000102000
+        ),
+        ('{"id":"1"}', ms(1700000102000)): _version(
+            '{"id":"1"}', PEAR, "UPDATE", 1700000102000, "DELETE", 1700000106000
+        ),
+        ('{"id":"2"}', ms(1700000103000)): _version(
+            '{"id":"2"}', FIG, "INSERT", 1700000103000, "UPDATE", 1700000105000
+        ),
         ('{"id":"2"}', ms(1700000105000)): _version('{"id":"2"}', FIG_PRICED, "UPDATE", 1700000105000, None, None),
-    }  # fmt: skip
+    }
     assert _diff(expected, versions, VERSION_FIELDS) == []
     assert versions[('{"id":"1"}', ms(1700000101000))]["opened_by_change_id"] == change_ids[(PART_1, 2, 0)]
     assert versions[('{"id":"1"}', ms(1700000102000))]["closed_by_change_id"] == change_ids[(PART_2, 2, 0)]
@@ -720,14 +1072,23 @@ def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(cu
 def test_typed_replica_types_each_column_from_its_source_type(custom: Build) -> None:
     replica = custom.tables(("replica__shop__items",))["replica__shop__items"]
     assert replica["types"] == {
-        "id": "int", "name": "string", "price": "decimal(10,2)", "tag": "string",  # geometry
-        "_primary_key": "string", "_last_change_id": "string", "_last_event_at": "timestamp",
-    }  # fmt: skip
+        "id": "int",
+        "name": "string",
+        "price": "decimal(10,2)",
+        "tag": "string",  # geometry
+        "_primary_key": "string",
+        "_last_change_id": "string",
+        "_last_event_at": "timestamp",
+    }
     (row,) = replica["rows"]
     assert {k: row[k] for k in ("id", "name", "price", "tag", "_primary_key", "_last_event_at")} == {
-        "id": 2, "name": "fig", "price": "2.25", "tag": "x", "_primary_key": '{"id":"2"}',
+        "id": 2,
+        "name": "fig",
+        "price": "2.25",
+        "tag": "x",
+        "_primary_key": '{"id":"2"}',
         "_last_event_at": ms(1700000105000),
-    }  # fmt: skip
+    }
 
 
 def test_typed_replica_of_a_hostile_table_quotes_names_and_injects_nothing(custom: Build) -> None:

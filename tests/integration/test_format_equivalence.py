@@ -83,12 +83,18 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Path) -> Iterator[
     server = ThriftServer(root / "thrift" / "spark")
     started = {
         target: Build(
-            f"format equivalence ({target})", root / target, BUILD_WITHOUT_UNIT_TESTS, landing, driver_memory="2g",
-            dbt_vars=dbt_vars, target=target, env=server.env,
+            f"format equivalence ({target})",
+            root / target,
+            BUILD_WITHOUT_UNIT_TESTS,
+            landing,
+            driver_memory="2g",
+            dbt_vars=dbt_vars,
+            target=target,
+            env=server.env,
             after=server.down if target == "thrift" else None,
         )
         for target in TARGETS
-    }  # fmt: skip
+    }
     try:
         started["local"].start(profiles)
         if "thrift" in started:
@@ -148,10 +154,7 @@ def _skipped(format_name: str, records: list[str]) -> int:
     if format_name != "oms_avro":
         return 0
     parsed = [json.loads(record) for record in records]
-    return sum(
-        1 for r in parsed
-        if next(iter(r["operation"].values())) in CONTROL_OPERATIONS or r["index"] >= 1
-    )  # fmt: skip
+    return sum(1 for r in parsed if next(iter(r["operation"].values())) in CONTROL_OPERATIONS or r["index"] >= 1)
 
 
 def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
@@ -162,28 +165,41 @@ def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
 
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:
     expected = [
-        (r["operation"], r["database"], r["table"], r["primary_key"], _freeze(r["before_image"]),
-         _freeze(r["after_image"]), tuple(r["changed_columns"]), _at(r["event_at_ms"]),
-         _at(r["emitted_at_ms"]))
+        (
+            r["operation"],
+            r["database"],
+            r["table"],
+            r["primary_key"],
+            _freeze(r["before_image"]),
+            _freeze(r["after_image"]),
+            tuple(r["changed_columns"]),
+            _at(r["event_at_ms"]),
+            _at(r["emitted_at_ms"]),
+        )
         for r in _expected(landing, format_name, "row_changes")
-    ]  # fmt: skip
+    ]
     actual = [
-        (r["operation"], r["database_name"], r["table_name"], r["primary_key"],
-         _freeze(r["before_image"]), _freeze(r["after_image"]), tuple(sorted(r["changed_columns"])),
-         r["event_at"], r["emitted_at"])
+        (
+            r["operation"],
+            r["database_name"],
+            r["table_name"],
+            r["primary_key"],
+            _freeze(r["before_image"]),
+            _freeze(r["after_image"]),
+            tuple(sorted(r["changed_columns"])),
+            r["event_at"],
+            r["emitted_at"],
+        )
         for r in build.marts()["fct_row_changes"]
         if r["source_format"] == format_name
-    ]  # fmt: skip
+    ]
     assert len(expected) > 500
     assert _compare(expected, actual) == []
 
 
-def test_schema_changes_equal_the_expected_schema_changes(
-    build: Build, landing: Path, format_name: str
-) -> None:
+def test_schema_changes_equal_the_expected_schema_changes(build: Build, landing: Path, format_name: str) -> None:
     expected = [
-        (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]),
-         _at(r["emitted_at_ms"]))
+        (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
         for r in _expected(landing, format_name, "schema_changes")
     ]
     actual = [
@@ -193,22 +209,25 @@ def test_schema_changes_equal_the_expected_schema_changes(
     ]
     if FORMATS[format_name].carries_ddl:
         assert {row[2] for row in expected} == {
-            "CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "CREATE_INDEX", "DROP_INDEX", "QUERY",
-        }  # fmt: skip
+            "CREATE",
+            "ALTER",
+            "DROP",
+            "RENAME",
+            "TRUNCATE",
+            "CREATE_INDEX",
+            "DROP_INDEX",
+            "QUERY",
+        }
     else:
         assert expected == []
     assert _compare(expected, actual) == []
 
 
-def test_nothing_is_rejected_and_every_landed_line_reconciles(
-    build: Build, landing: Path, format_name: str
-) -> None:
+def test_nothing_is_rejected_and_every_landed_line_reconciles(build: Build, landing: Path, format_name: str) -> None:
     marts = build.marts()
     assert [r for r in marts["fct_rejected_messages"] if r["source_format"] == format_name] == []
     reconciliation = {
-        file_name(r["file_path"]): r
-        for r in marts["fct_message_reconciliation"]
-        if r["source_format"] == format_name
+        file_name(r["file_path"]): r for r in marts["fct_message_reconciliation"] if r["source_format"] == format_name
     }
     files = sorted((landing / format_name).glob("part-*"))
     assert sorted(reconciliation) == [path.name for path in files]

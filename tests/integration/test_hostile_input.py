@@ -40,9 +40,17 @@ from cdc_tools.generator.stream import logical_stream
 
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, Build, file_name, profiles_dir
 from support.hostile_inputs import (
-    CONTAINER_MUTATIONS, FORMAT_RULES, SQL_AND_QUOTES, Mutant, Source, container_mutants, is_utf8, messages_of,
-    mutable_sources, plan,
-)  # fmt: skip
+    CONTAINER_MUTATIONS,
+    FORMAT_RULES,
+    SQL_AND_QUOTES,
+    Mutant,
+    Source,
+    container_mutants,
+    is_utf8,
+    messages_of,
+    mutable_sources,
+    plan,
+)
 
 SEED = 20261123  # the stream's and hypothesis's seed: the same seed lands the same lines
 STATEMENTS = 60
@@ -146,14 +154,22 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterat
     profiles = profiles_dir(root)
     started = {
         "hostile": Build(
-            "hostile input", root / "hostile", BUILD_WITHOUT_UNIT_TESTS, landing.root,
-            driver_memory="2g", dbt_vars=landing.dbt_vars,
+            "hostile input",
+            root / "hostile",
+            BUILD_WITHOUT_UNIT_TESTS,
+            landing.root,
+            driver_memory="2g",
+            dbt_vars=landing.dbt_vars,
         ),
         "freshness": Build(
-            "source freshness", root / "freshness", ["source", "freshness"],
-            _write_freshness_landing(root / "freshness_landing"), driver_memory="1g", check=False,
+            "source freshness",
+            root / "freshness",
+            ["source", "freshness"],
+            _write_freshness_landing(root / "freshness_landing"),
+            driver_memory="1g",
+            check=False,
         ),
-    }  # fmt: skip
+    }
     try:
         for build in started.values():
             build.start(profiles)
@@ -206,9 +222,11 @@ def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile:
     assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
     ran = " ".join(statuses)
     for test in (
-        "landed_lines_reconcile", "assert_row_change_messages_reach_the_fact",
-        "assert_schema_change_messages_reach_the_fact", "each_message_has_one_outcome",
-    ):  # fmt: skip
+        "landed_lines_reconcile",
+        "assert_row_change_messages_reach_the_fact",
+        "assert_schema_change_messages_reach_the_fact",
+        "each_message_has_one_outcome",
+    ):
         assert test in ran, f"{test} did not run"
 
 
@@ -292,11 +310,19 @@ def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(lan
         actual_rows: dict[int, list] = defaultdict(list)
         for r in results["fct_row_changes"]:
             if r["source_format"] == name and seq(r) is not None:
-                actual_rows[seq(r)].append((
-                    r["operation"], r["database_name"], r["table_name"], r["primary_key"],
-                    _freeze(r["before_image"]), _freeze(r["after_image"]), tuple(sorted(r["changed_columns"])),
-                    r["event_at"], r["emitted_at"],
-                ))  # fmt: skip
+                actual_rows[seq(r)].append(
+                    (
+                        r["operation"],
+                        r["database_name"],
+                        r["table_name"],
+                        r["primary_key"],
+                        _freeze(r["before_image"]),
+                        _freeze(r["after_image"]),
+                        tuple(sorted(r["changed_columns"])),
+                        r["event_at"],
+                        r["emitted_at"],
+                    )
+                )
         actual_schema: dict[int, list] = defaultdict(list)
         for r in results["fct_schema_changes"]:
             if r["source_format"] == name and seq(r) is not None:
@@ -305,23 +331,41 @@ def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(lan
                 )
         landed = {line.seq for line in landing.lines.values() if line.source_format == name and line.seq is not None}
         landed |= {
-            s for line in landing.lines.values() if line.source_format == name and line.mutant
+            s
+            for line in landing.lines.values()
+            if line.source_format == name and line.mutant
             for s in line.mutant.valid_messages.values()
-        }  # fmt: skip
+        }
         assert len(landed) >= STATEMENTS // 2
         encoder = FORMATS[name]  # its times as the format can carry them
         for statement in sorted(landed):
-            want_rows = sorted((
-                (r["operation"], r["database"], r["table"], r["primary_key"], _freeze(r["before_image"]),
-                 _freeze(r["after_image"]), tuple(r["changed_columns"]), _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
-                for r in map(encoder.expected, landing.row_changes[statement])
-            ), key=repr)  # fmt: skip
+            want_rows = sorted(
+                (
+                    (
+                        r["operation"],
+                        r["database"],
+                        r["table"],
+                        r["primary_key"],
+                        _freeze(r["before_image"]),
+                        _freeze(r["after_image"]),
+                        tuple(r["changed_columns"]),
+                        _at(r["event_at_ms"]),
+                        _at(r["emitted_at_ms"]),
+                    )
+                    for r in map(encoder.expected, landing.row_changes[statement])
+                ),
+                key=repr,
+            )
             if sorted(actual_rows[statement], key=repr) != want_rows:
                 problems.append(f"{name} statement {statement}: rows {actual_rows[statement]} != {want_rows}")
-            want_schema = [
-                (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
-                for r in map(encoder.expected, landing.schema_changes[statement])
-            ] if encoder.carries_ddl else []  # fmt: skip
+            want_schema = (
+                [
+                    (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
+                    for r in map(encoder.expected, landing.schema_changes[statement])
+                ]
+                if encoder.carries_ddl
+                else []
+            )
             if actual_schema[statement] != want_schema:
                 problems.append(f"{name} statement {statement}: schema {actual_schema[statement]} != {want_schema}")
     assert problems == [], "\n".join(problems[:20])
@@ -391,11 +435,12 @@ def test_reconciliation_mart_balances_lines_and_messages_per_format(landing: Lan
 
 def _data_test(manifest: dict[str, Any], name: str, source_format: str | None = None) -> dict[str, Any]:
     tests = [
-        node for node in manifest["nodes"].values()
+        node
+        for node in manifest["nodes"].values()
         if node["resource_type"] == "test"
         and name in (node["name"], node.get("test_metadata", {}).get("name"))
         and (source_format is None or node["test_metadata"]["kwargs"].get("source_format") == source_format)
-    ]  # fmt: skip
+    ]
     assert len(tests) == 1, name
     return tests[0]
 
@@ -462,9 +507,16 @@ def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark
     change = "('c1', 'f1', 1, 0)"
 
     def run(row_changes: str, facts: str) -> int:
-        return _run_on(spark, manifest, test, {
-            "int_message_outcomes_unioned": outcomes, "int_row_changes_unioned": row_changes, "fct_row_changes": facts,
-        })  # fmt: skip
+        return _run_on(
+            spark,
+            manifest,
+            test,
+            {
+                "int_message_outcomes_unioned": outcomes,
+                "int_row_changes_unioned": row_changes,
+                "fct_row_changes": facts,
+            },
+        )
 
     assert run(_changes(change), _changes(change)) == 0
     assert run(_changes(), _changes()) == 1  # the DML message gave no row change
@@ -477,10 +529,16 @@ def test_schema_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(sp
     change = "('c1', 'f1', 1, 0)"
 
     def run(schema_changes: str, facts: str) -> int:
-        return _run_on(spark, manifest, test, {
-            "int_message_outcomes_unioned": outcomes, "int_schema_changes_unioned": schema_changes,
-            "fct_schema_changes": facts,
-        })  # fmt: skip
+        return _run_on(
+            spark,
+            manifest,
+            test,
+            {
+                "int_message_outcomes_unioned": outcomes,
+                "int_schema_changes_unioned": schema_changes,
+                "fct_schema_changes": facts,
+            },
+        )
 
     assert run(_changes(change), _changes(change)) == 0
     assert run(_changes(), _changes()) == 1
@@ -509,7 +567,11 @@ def test_source_freshness_runs_on_the_local_target_and_grades_landing_age(builds
     status = {r["unique_id"].split(".")[2]: r["status"] for r in sources["results"]}
     # The Avro formats have no folder in this landing, like kafka_river_json.
     assert status == {
-        "canal_json": "pass", "debezium_json": "warn", "cloudcanal_json": "error", "kafka_river_json": "error",
-        "dts_avro": "error", "oms_avro": "error",
-    }  # fmt: skip
+        "canal_json": "pass",
+        "debezium_json": "warn",
+        "cloudcanal_json": "error",
+        "kafka_river_json": "error",
+        "dts_avro": "error",
+        "oms_avro": "error",
+    }
     assert freshness.returncode == 1  # an error fails the command

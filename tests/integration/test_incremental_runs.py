@@ -143,10 +143,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
 
     def step(args: list[str]) -> Build:
         build = Build(
-            f"incremental step {len(steps) + 1}", root / f"step{len(steps) + 1}", args, landing,
-            driver_memory="2g", dbt_vars=dbt_vars, shared_spark_dir=spark_dir,
+            f"incremental step {len(steps) + 1}",
+            root / f"step{len(steps) + 1}",
+            args,
+            landing,
+            driver_memory="2g",
+            dbt_vars=dbt_vars,
+            shared_spark_dir=spark_dir,
             env={"PYTHONUNBUFFERED": "1"},  # dbt's output as it goes, to kill at the right model
-        )  # fmt: skip
+        )
         steps.append(build)
         return build
 
@@ -170,11 +175,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         after_part_3 = build_after_part_3.marts()
         manifest = json.loads((build_after_part_3.target_dir / "manifest.json").read_text())
         after_part_3_tests = {
-            node["name"]: node["compiled_code"] for node in manifest["nodes"].values() if node["resource_type"] == "test"
+            node["name"]: node["compiled_code"]
+            for node in manifest["nodes"].values()
+            if node["resource_type"] == "test"
         }
         rerun = {name: table["rows"] for name, table in run(["run"]).tables(MARTS + BASE_TABLES).items()}
         full_refresh = run(["run", "--full-refresh"]).marts()
-        yield Runs(landing, landed, (original, copy), killed_output, after_part_3, after_part_3_tests, rerun, full_refresh)
+        yield Runs(
+            landing, landed, (original, copy), killed_output, after_part_3, after_part_3_tests, rerun, full_refresh
+        )
     finally:
         for build in steps:
             build.stop()
@@ -227,9 +236,7 @@ def test_killed_build_then_rerun_gives_the_marts_of_an_uninterrupted_run(runs: R
 def test_file_landed_after_a_run_is_picked_up_exactly_once(runs: Runs) -> None:
     for path in runs.parts[2]:
         lines = _landed_lines(path)
-        base = [
-            row for row in runs.rerun[f"base_{path.parent.name}__messages"] if row["file_path"] == _uri(path)
-        ]
+        base = [row for row in runs.rerun[f"base_{path.parent.name}__messages"] if row["file_path"] == _uri(path)]
         assert len({row["line_number"] for row in base}) == lines, file_name(_uri(path))
         assert max(Counter((row["line_number"], row["message_index"]) for row in base).values()) == 1
         reconciled = [row for row in runs.rerun["fct_message_reconciliation"] if row["file_path"] == _uri(path)]

@@ -38,9 +38,13 @@ if not DBT.exists():
     DBT = REPO / ".venv" / "bin" / "dbt"
 SCHEMA = "cdc"
 MARTS = (
-    "fct_row_changes", "fct_schema_changes", "fct_rejected_messages", "fct_message_reconciliation",
-    "dim_row_versions", "dim_current_rows",
-)  # fmt: skip
+    "fct_row_changes",
+    "fct_schema_changes",
+    "fct_rejected_messages",
+    "fct_message_reconciliation",
+    "dim_row_versions",
+    "dim_current_rows",
+)
 DBT_TIMEOUT_S = 1800
 # dbt unit tests do not depend on the landed data: the samples build runs them, once.
 BUILD_WITHOUT_UNIT_TESTS = ["build", "--exclude", "test_type:unit"]
@@ -104,6 +108,7 @@ _READ_MARTS = textwrap.dedent(
     """
 )
 
+
 @dataclass
 class Build:
     """One dbt invocation in its own Spark dir, started in the background."""
@@ -147,9 +152,13 @@ class Build:
         with self.output_file.open("w") as out:
             # Its own process group, so that `kill` ends the JVM with it.
             self.proc = subprocess.Popen(
-                self._command(self.args), cwd=REPO, env=self._env(), stdout=out, stderr=subprocess.STDOUT,
+                self._command(self.args),
+                cwd=REPO,
+                env=self._env(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
-            )  # fmt: skip
+            )
 
     def _env(self) -> dict[str, str]:
         env = {
@@ -173,10 +182,13 @@ class Build:
         cmd = [
             str(DBT),
             *args,
-            "--profiles-dir", str(self._profiles_dir),
-            "--target-path", str(self.target_dir),
-            "--log-path", str(self.root / "logs"),
-        ]  # fmt: skip
+            "--profiles-dir",
+            str(self._profiles_dir),
+            "--target-path",
+            str(self.target_dir),
+            "--log-path",
+            str(self.root / "logs"),
+        ]
         dbt_vars = dict(self.dbt_vars)
         if self.landing_root is not None:
             dbt_vars["landing_root"] = str(self.landing_root)
@@ -202,9 +214,14 @@ class Build:
             self._followups_done = True
             for args in self.followups:
                 done = subprocess.run(
-                    self._command(args), cwd=REPO, env=self._env(), capture_output=True, text=True,
-                    timeout=DBT_TIMEOUT_S, check=False,
-                )  # fmt: skip
+                    self._command(args),
+                    cwd=REPO,
+                    env=self._env(),
+                    capture_output=True,
+                    text=True,
+                    timeout=DBT_TIMEOUT_S,
+                    check=False,
+                )
                 assert done.returncode == 0, f"{self.name}: `dbt {' '.join(args)}`:\n{done.stdout[-8000:]}"
             if self.after is not None:
                 self.after()
@@ -302,8 +319,11 @@ class ThriftServer:
         done = subprocess.run(
             [str(REPO / "scripts" / "thrift_server.sh"), action],
             env={**os.environ, **self.env, "CDC_SPARK_DRIVER_MEMORY": "3g"},
-            capture_output=True, text=True, timeout=600, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         assert done.returncode == 0, f"thrift_server.sh {action}:\n{done.stdout}\n{done.stderr}"
 
     def up(self) -> None:
@@ -311,4 +331,3 @@ class ThriftServer:
 
     def down(self) -> None:
         self._script("down")
-

@@ -208,14 +208,21 @@ CANAL = FormatRules(
     operation=("type",),
     operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT"}),
     fields={
-        ("id",): frozenset({"integer"}), ("database",): frozenset({"string"}),
-        ("table",): frozenset({"string"}), ("pkNames",): frozenset({"array"}),
-        ("isDdl",): frozenset({"boolean"}), ("type",): frozenset({"string"}),
-        ("es",): frozenset({"integer"}), ("ts",): frozenset({"integer"}),
-        ("sql",): frozenset({"string"}), ("sqlType",): frozenset({"object"}),
-        ("mysqlType",): frozenset({"object"}), ("data",): frozenset({"array"}),
-        ("old",): frozenset({"array"}), ("tableChanges",): frozenset({"object"}),
-    },  # fmt: skip
+        ("id",): frozenset({"integer"}),
+        ("database",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("pkNames",): frozenset({"array"}),
+        ("isDdl",): frozenset({"boolean"}),
+        ("type",): frozenset({"string"}),
+        ("es",): frozenset({"integer"}),
+        ("ts",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}),
+        ("sqlType",): frozenset({"object"}),
+        ("mysqlType",): frozenset({"object"}),
+        ("data",): frozenset({"array"}),
+        ("old",): frozenset({"array"}),
+        ("tableChanges",): frozenset({"object"}),
+    },
     kind=lambda m: "row_change" if m.get("type") in CANAL_ROW else "schema_change",
     missing_reason=_canal_missing("type", "old", ("database",)),
     database=("database",),
@@ -224,26 +231,45 @@ CANAL = FormatRules(
     blank_line=rejected("empty_line", None),
     batches=True,
     mutations=(
-        "truncated", "wrong_type", "missing_field", "unknown_operation", "blank_line",
-        "not_an_object", "mixed_batch", "wide_image", "huge_value", "deep_nesting",
-        "invalid_utf8", "non_numeric_number", "duplicate_key", "hostile_names",
+        "truncated",
+        "wrong_type",
+        "missing_field",
+        "unknown_operation",
+        "blank_line",
+        "not_an_object",
+        "mixed_batch",
+        "wide_image",
+        "huge_value",
+        "deep_nesting",
+        "invalid_utf8",
+        "non_numeric_number",
+        "duplicate_key",
+        "hostile_names",
     ),
-)  # fmt: skip
+)
 
 CLOUDCANAL = FormatRules(
     name="cloudcanal_json",
     operation=("action",),
     operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "DROP"}),
     fields={
-        ("action",): frozenset({"string"}), ("bid",): frozenset({"integer"}),
-        ("before",): frozenset({"array"}), ("data",): frozenset({"array"}),
-        ("db",): frozenset({"string"}), ("schema",): frozenset({"string"}),
-        ("table",): frozenset({"string"}), ("dbValType",): frozenset({"object"}),
-        ("jdbcType",): frozenset({"object"}), ("entryType",): frozenset({"string"}),
-        ("isDdl",): frozenset({"boolean"}), ("pks",): frozenset({"array"}),
-        ("execTs",): frozenset({"integer"}), ("sendTs",): frozenset({"integer"}),
-        ("sql",): frozenset({"string"}), ("tableChanges",): frozenset({"object"}),
-    },  # fmt: skip
+        ("action",): frozenset({"string"}),
+        ("bid",): frozenset({"integer"}),
+        ("before",): frozenset({"array"}),
+        ("data",): frozenset({"array"}),
+        ("db",): frozenset({"string"}),
+        ("schema",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("dbValType",): frozenset({"object"}),
+        ("jdbcType",): frozenset({"object"}),
+        ("entryType",): frozenset({"string"}),
+        ("isDdl",): frozenset({"boolean"}),
+        ("pks",): frozenset({"array"}),
+        ("execTs",): frozenset({"integer"}),
+        ("sendTs",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}),
+        ("tableChanges",): frozenset({"object"}),
+    },
     kind=lambda m: "row_change" if m.get("action") in CANAL_ROW else "schema_change",
     missing_reason=_canal_missing("action", "before", ("db", "schema")),
     database=("db",),
@@ -293,14 +319,20 @@ DEBEZIUM = FormatRules(
     operation=("op",),
     operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a"}),
     fields={
-        ("op",): frozenset({"string"}), ("ts_ms",): frozenset({"integer"}),
-        ("before",): frozenset({"object"}), ("after",): frozenset({"object"}),
-        ("source",): frozenset({"object"}), ("source", "db"): frozenset({"string"}),
-        ("source", "table"): frozenset({"string"}), ("source", "file"): frozenset({"string"}),
-        ("source", "pos"): frozenset({"integer"}), ("source", "ts_ms"): frozenset({"integer"}),
-        ("databaseName",): frozenset({"string"}), ("ddl",): frozenset({"string"}),
+        ("op",): frozenset({"string"}),
+        ("ts_ms",): frozenset({"integer"}),
+        ("before",): frozenset({"object"}),
+        ("after",): frozenset({"object"}),
+        ("source",): frozenset({"object"}),
+        ("source", "db"): frozenset({"string"}),
+        ("source", "table"): frozenset({"string"}),
+        ("source", "file"): frozenset({"string"}),
+        ("source", "pos"): frozenset({"integer"}),
+        ("source", "ts_ms"): frozenset({"integer"}),
+        ("databaseName",): frozenset({"string"}),
+        ("ddl",): frozenset({"string"}),
         ("tableChanges",): frozenset({"array", "object"}),
-    },  # fmt: skip
+    },
     kind=lambda m: "schema_change" if _debezium_root(m).get("op") is None else "row_change",
     missing_reason=_debezium_missing,
     database=("source", "db"),
@@ -315,9 +347,11 @@ DEBEZIUM = FormatRules(
 
 def _kafka_river_missing(message: Message, path: Path) -> str | None:
     return {
-        ("event",): "missing_event_type", ("db",): "missing_database",
-        ("table",): "missing_table", ("columns",): "missing_row_image",
-    }.get(path)  # fmt: skip
+        ("event",): "missing_event_type",
+        ("db",): "missing_database",
+        ("table",): "missing_table",
+        ("columns",): "missing_row_image",
+    }.get(path)
 
 
 def _kafka_river_add_column(message: Message, column: str, value: Any) -> None:
@@ -332,11 +366,15 @@ KAFKA_RIVER = FormatRules(
     operation=("event",),
     operation_codes=frozenset({"i", "u", "d"}),
     fields={
-        ("binlog",): frozenset({"string"}), ("time",): frozenset({"integer"}),
-        ("canalTime",): frozenset({"integer"}), ("db",): frozenset({"string"}),
-        ("table",): frozenset({"string"}), ("event",): frozenset({"string"}),
-        ("columns",): frozenset({"array"}), ("keys",): frozenset({"array"}),
-    },  # fmt: skip
+        ("binlog",): frozenset({"string"}),
+        ("time",): frozenset({"integer"}),
+        ("canalTime",): frozenset({"integer"}),
+        ("db",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("event",): frozenset({"string"}),
+        ("columns",): frozenset({"array"}),
+        ("keys",): frozenset({"array"}),
+    },
     kind=lambda m: "row_change",
     missing_reason=_kafka_river_missing,
     database=("db",),
@@ -349,9 +387,19 @@ KAFKA_RIVER = FormatRules(
 )
 
 AVRO_MUTATIONS = (
-    "truncated", "wrong_type", "missing_field", "unknown_operation", "blank_line", "not_an_object",
-    "wide_image", "huge_value", "invalid_utf8", "duplicate_key", "hostile_names", "unknown_branch",
-)  # fmt: skip
+    "truncated",
+    "wrong_type",
+    "missing_field",
+    "unknown_operation",
+    "blank_line",
+    "not_an_object",
+    "wide_image",
+    "huge_value",
+    "invalid_utf8",
+    "duplicate_key",
+    "hostile_names",
+    "unknown_branch",
+)
 # Binary container files: records, one per block, then one damaged record (`container_mutants`).
 CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
 
@@ -407,14 +455,21 @@ DTS = FormatRules(
     operation=("operation",),
     operation_codes=frozenset({*dts.ROW_OPERATIONS, *dts.SCHEMA_OPERATIONS, *dts.CONTROL_OPERATIONS}),
     fields={
-        ("version",): frozenset({"integer"}), ("id",): frozenset({"integer"}),
-        ("sourceTimestamp",): frozenset({"integer"}), ("source",): frozenset({"object"}),
-        ("objectName",): frozenset({"object"}), ("processTimestamps",): frozenset({"object"}),
-        ("tags",): frozenset({"object"}), ("fields",): frozenset({"object"}),
-        ("beforeImages",): frozenset({"object"}), ("afterImages",): frozenset({"object"}),
-        ("operation",): frozenset({"string"}), ("sourcePosition",): frozenset({"string"}),
-        ("safeSourcePosition",): frozenset({"string"}), ("sourceTxid",): frozenset({"string"}),
-    },  # fmt: skip
+        ("version",): frozenset({"integer"}),
+        ("id",): frozenset({"integer"}),
+        ("sourceTimestamp",): frozenset({"integer"}),
+        ("source",): frozenset({"object"}),
+        ("objectName",): frozenset({"object"}),
+        ("processTimestamps",): frozenset({"object"}),
+        ("tags",): frozenset({"object"}),
+        ("fields",): frozenset({"object"}),
+        ("beforeImages",): frozenset({"object"}),
+        ("afterImages",): frozenset({"object"}),
+        ("operation",): frozenset({"string"}),
+        ("sourcePosition",): frozenset({"string"}),
+        ("safeSourcePosition",): frozenset({"string"}),
+        ("sourceTxid",): frozenset({"string"}),
+    },
     kind=lambda m: "schema_change" if m.get("operation") == "DDL" else "row_change",
     missing_reason=_dts_missing,
     database=("objectName", "string"),
@@ -448,10 +503,11 @@ def _oms_missing(message: Message, path: Path) -> str | None:
     if operation == "DDL":
         return "missing_sql" if name == "sql" else None
     return {
-        "tableName": "missing_table", "fields": "missing_fields",
+        "tableName": "missing_table",
+        "fields": "missing_fields",
         "afterImages": None if operation == "DELETE" else "missing_row_image",
         "beforeImages": None if operation == "INSERT" else "missing_row_image",
-    }.get(name)  # fmt: skip
+    }.get(name)
 
 
 def _oms_unions(message: Message) -> list[tuple[Path, str]]:
@@ -464,18 +520,24 @@ OMS = FormatRules(
     operation=OMS_OPERATION,
     operation_codes=frozenset(oms.OPERATIONS),
     fields={
-        ("id",): frozenset({"integer"}), ("total",): frozenset({"integer"}), ("index",): frozenset({"integer"}),
+        ("id",): frozenset({"integer"}),
+        ("total",): frozenset({"integer"}),
+        ("index",): frozenset({"integer"}),
         **{(name,): frozenset({"object"}) for name in oms.UNION_FIELDS},
-    },  # fmt: skip
+    },
     kind=lambda m: "schema_change" if get(m, OMS_OPERATION) == "DDL" else "row_change",
     missing_reason=_oms_missing,
     database=("schemaName", "string"),
     table=("tableName", "string"),
     add_column=_add_to_avro_images(
-        lambda v: {"type_info": "STRING", "value": {
-            "com.oceanbase.oms.avro.StringObject": {"charsetName": "utf8mb4", "value": v},
-        }}, 15,
-    ),  # fmt: skip
+        lambda v: {
+            "type_info": "STRING",
+            "value": {
+                "com.oceanbase.oms.avro.StringObject": {"charsetName": "utf8mb4", "value": v},
+            },
+        },
+        15,
+    ),
     blank_line=rejected("empty_line"),
     batches=False,
     mutations=AVRO_MUTATIONS,
@@ -565,8 +627,9 @@ def unknown_operation(rules: FormatRules, sources: list[Source]) -> st.SearchStr
     def strategy(draw: st.DrawFn) -> Mutant:
         message = copy.deepcopy(draw(st.sampled_from(sources)).message)
         code = draw(
-            st.one_of(st.text(min_size=1, max_size=12), st.sampled_from(["upsert", "insert", "C", "x", "MERGE"]))
-            .filter(lambda c: c not in rules.operation_codes)
+            st.one_of(
+                st.text(min_size=1, max_size=12), st.sampled_from(["upsert", "insert", "C", "x", "MERGE"])
+            ).filter(lambda c: c not in rules.operation_codes)
         )
         put(rules.root(message), rules.operation, code)
         return _mutant(rules, "unknown_operation", message, rejected("unknown_event_type"))
@@ -909,9 +972,12 @@ def draw_examples(strategy: st.SearchStrategy[Any], count: int, seed: int) -> li
 
     @hypothesis_seed(seed)
     @settings(
-        max_examples=count, database=None, phases=[Phase.generate], deadline=None,
+        max_examples=count,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
         suppress_health_check=list(HealthCheck),
-    )  # fmt: skip
+    )
     @given(strategy)
     def collect(example: Any) -> None:
         found.append(example)

@@ -17,17 +17,22 @@ from cdc_lakehouse.avro.container import container_records, landed_container_rec
 
 # Two record branches of the same shape, told apart only by name, and an enum branch.
 SCHEMA: dict[str, Any] = {
-    "type": "record", "name": "Row", "namespace": "test.avro",
+    "type": "record",
+    "name": "Row",
+    "namespace": "test.avro",
     "fields": [
         {"name": "id", "type": "long"},
-        {"name": "value", "type": [
-            "null",
-            {"type": "record", "name": "Blob", "fields": [{"name": "value", "type": "bytes"}]},
-            {"type": "record", "name": "Geometry", "fields": [{"name": "value", "type": "bytes"}]},
-            {"type": "enum", "name": "Empty", "symbols": ["NULL", "NONE"]},
-        ]},
+        {
+            "name": "value",
+            "type": [
+                "null",
+                {"type": "record", "name": "Blob", "fields": [{"name": "value", "type": "bytes"}]},
+                {"type": "record", "name": "Geometry", "fields": [{"name": "value", "type": "bytes"}]},
+                {"type": "enum", "name": "Empty", "symbols": ["NULL", "NONE"]},
+            ],
+        },
     ],
-}  # fmt: skip
+}
 RECORDS = [
     {"id": 1, "value": ("test.avro.Geometry", {"value": b"\x01\xff"})},
     {"id": 2, "value": ("test.avro.Blob", {"value": b"a\nb"})},
@@ -63,9 +68,7 @@ def test_an_empty_container_has_no_records() -> None:
     assert container_records(_container([]), SCHEMA) == []
 
 
-@pytest.mark.parametrize(
-    "content", [b"", b"not avro at all", b"Obj\x01garbage"], ids=["empty", "text", "bad-header"]
-)
+@pytest.mark.parametrize("content", [b"", b"not avro at all", b"Obj\x01garbage"], ids=["empty", "text", "bad-header"])
 def test_a_file_that_is_not_a_container_gives_one_unreadable_record(content: bytes) -> None:
     assert container_records(content, SCHEMA) == [(1, None)]
 
@@ -109,9 +112,7 @@ def test_landed_container_records_of_a_folder(spark: SparkSession, tmp_path: Pat
     rows = landed_container_records(_landed_files(spark, tmp_path), SCHEMA).collect()
     by_file: dict[str, list[tuple[int, str | None]]] = {}
     for row in rows:
-        by_file.setdefault(Path(row.file_path.removeprefix("file:")).name, []).append(
-            (row.line_number, row.payload)
-        )
+        by_file.setdefault(Path(row.file_path.removeprefix("file:")).name, []).append((row.line_number, row.payload))
     assert sorted(by_file) == ["cut.avro", "good.avro"]
     good = sorted(by_file["good.avro"])
     assert [(n, json.loads(p or "null")) for n, p in good] == list(enumerate(EXPECTED_JSON, 1))

@@ -30,12 +30,21 @@ KEY = {"pk_uk_info": '{"PRIMARY":["id"]}'}
 
 def _record(operation: str = "INSERT", object_name: str | None = "shop.t", **fields: Any) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "version": 1, "id": 42, "sourceTimestamp": 1704164645, "sourcePosition": "400@mysql-bin.000003",
-        "safeSourcePosition": "", "sourceTxid": "9", "source": {"sourceType": "MySQL", "version": "8.0"},
-        "operation": operation, "objectName": None if object_name is None else {"string": object_name},
-        "processTimestamps": {"array": [1704164645200, 1704164645250]}, "tags": KEY,
-        "fields": None, "beforeImages": None, "afterImages": None,
-    }  # fmt: skip
+        "version": 1,
+        "id": 42,
+        "sourceTimestamp": 1704164645,
+        "sourcePosition": "400@mysql-bin.000003",
+        "safeSourcePosition": "",
+        "sourceTxid": "9",
+        "source": {"sourceType": "MySQL", "version": "8.0"},
+        "operation": operation,
+        "objectName": None if object_name is None else {"string": object_name},
+        "processTimestamps": {"array": [1704164645200, 1704164645250]},
+        "tags": KEY,
+        "fields": None,
+        "beforeImages": None,
+        "afterImages": None,
+    }
     record.update(fields)
     return record
 
@@ -76,21 +85,36 @@ VALUES = [
     ({N + "Character": {"charset": "utf8", "value": ""}}, ""),
     ({N + "Character": {"charset": "latin1", "value": "caf\u00e9"}}, "caf\u00e9"),
     ({N + "Character": {"charset": "ascii", "value": "plain"}}, "plain"),
-    ({N + "DateTime": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5, millis=123400)},
-     "2024-01-02 03:04:05.1234"),
-    ({N + "DateTime": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5, millis=0)},
-     "2024-01-02 03:04:05"),
-    ({N + "DateTime": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5, millis=7)},
-     "2024-01-02 03:04:05.000007"),
+    (
+        {N + "DateTime": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5, millis=123400)},
+        "2024-01-02 03:04:05.1234",
+    ),
+    (
+        {N + "DateTime": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5, millis=0)},
+        "2024-01-02 03:04:05",
+    ),
+    (
+        {N + "DateTime": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5, millis=7)},
+        "2024-01-02 03:04:05.000007",
+    ),
     ({N + "DateTime": _datetime(year=990, month=7, day=15)}, "0990-07-15"),
     ({N + "DateTime": _datetime(hour=23, minute=59, second=58)}, "23:59:58"),
     ({N + "DateTime": _datetime(year=2021)}, "2021"),
     ({N + "Timestamp": {"timestamp": 1704164645, "millis": 500000}}, "2024-01-02 03:04:05.5"),
-    ({N + "TimestampWithTimeZone": {
-        "value": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5), "timezone": "+08:00"}},
-     "2024-01-02 03:04:05 +08:00"),
+    (
+        {
+            N + "TimestampWithTimeZone": {
+                "value": _datetime(year=2024, month=1, day=2, hour=3, minute=4, second=5),
+                "timezone": "+08:00",
+            }
+        },
+        "2024-01-02 03:04:05 +08:00",
+    ),
     ({N + "BinaryGeometry": {"type": "POINT", "value": WKB_POINT}}, WKB_POINT),
-    ({N + "BinaryGeometry": {"type": "POINT", "value": "\x00\x00\x00\x00" + WKB_POINT}}, "\x00\x00\x00\x00" + WKB_POINT),
+    (
+        {N + "BinaryGeometry": {"type": "POINT", "value": "\x00\x00\x00\x00" + WKB_POINT}},
+        "\x00\x00\x00\x00" + WKB_POINT,
+    ),
     ({N + "TextGeometry": {"type": "POINT", "value": "POINT(0 1)"}}, "POINT(0 1)"),
     ({N + "BinaryObject": {"type": "BLOB", "value": "\x00\xff\x10"}}, "\x00\xff\x10"),
     ({N + "TextObject": {"type": "JSON", "value": '{"a": [1, 2]}'}}, '{"a": [1, 2]}'),
@@ -98,7 +122,7 @@ VALUES = [
     (None, None),
     # The namespace is not checked: a branch is matched by its name's last segment.
     ({"Integer": {"precision": 11, "value": "7"}}, "7"),
-]  # fmt: skip
+]
 
 
 def test_every_union_branch_decodes_to_its_canonical_text(spark: SparkSession) -> None:
@@ -128,15 +152,17 @@ BAD_VALUES = [
     ({N + "BinaryGeometry": {"type": "POINT", "value": "\x01\x09\x00\x00\x00"}}, "invalid_geometry"),
     ({N + "BinaryObject": {"type": "BLOB", "value": "中"}}, "invalid_value"),
     ({N + "DateTime": _datetime(year=2024, month=13, day=1)}, "invalid_value"),
-    ({N + "DateTime": _datetime(year=2024, month=1, day=1, hour=1, minute=2, second=3, millis=1_000_000)},
-     "invalid_value"),
+    (
+        {N + "DateTime": _datetime(year=2024, month=1, day=1, hour=1, minute=2, second=3, millis=1_000_000)},
+        "invalid_value",
+    ),
     ({N + "DateTime": _datetime()}, "invalid_value"),
     ({N + "Timestamp": {"timestamp": 10**15, "millis": 0}}, "invalid_value"),
     ({N + "TimestampWithTimeZone": {"value": _datetime(year=2024, month=1, day=1)}}, "invalid_value"),
     ({N + "TextObject": {"type": "JSON"}}, "invalid_value"),
     ({N + "EmptyObject": "MAYBE"}, "invalid_value"),
     ({N + "Integer": {"precision": 11, "value": "1"}, N + "Decimal": {"value": "1"}}, "invalid_value"),
-]  # fmt: skip
+]
 
 
 def test_bad_values_reject_the_message_with_a_reason_and_no_image(spark: SparkSession) -> None:
@@ -148,35 +174,94 @@ def test_bad_values_reject_the_message_with_a_reason_and_no_image(spark: SparkSe
 def test_update_delete_ddl_and_control_records(spark: SparkSession) -> None:
     fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
     old = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}, None]}
-    new = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}, {N + "Character": {"charset": "utf8", "value": "x"}}]}
+    new = {
+        "array": [
+            {N + "Integer": {"precision": 11, "value": "1"}},
+            {N + "Character": {"charset": "utf8", "value": "x"}},
+        ]
+    }
     records = [
         _record("UPDATE", fields=fields, beforeImages=old, afterImages=new),
         # A DELETE's after image (and an INSERT's before image) is not read even where sent.
         _record("DELETE", fields=fields, beforeImages=new, afterImages={"array": [{N + "Bogus": {}}]}),
         _record("DDL", "shop", afterImages={"string": "CREATE DATABASE `shop`"}, tags={}),
         _record("DDL", "shop.t", afterImages={"string": "ALTER TABLE `t` ADD `w` int"}, processTimestamps=None),
-        _record("BEGIN", None), _record("COMMIT", None), _record("HEARTBEAT", None),
-    ]  # fmt: skip
+        _record("BEGIN", None),
+        _record("COMMIT", None),
+        _record("HEARTBEAT", None),
+    ]
     rows = _decode(spark, [json.dumps(record) for record in records])
-    keep = ("disposition", "disposition_reason", "database_name", "table_name", "sql_text",
-            "before_image", "after_image", "key_columns", "emitted_at")  # fmt: skip
+    keep = (
+        "disposition",
+        "disposition_reason",
+        "database_name",
+        "table_name",
+        "sql_text",
+        "before_image",
+        "after_image",
+        "key_columns",
+        "emitted_at",
+    )
     assert [{name: row[name] for name in keep} for row in rows] == [
-        {"disposition": "row_change", "disposition_reason": None, "database_name": "shop", "table_name": "t",
-         "sql_text": None, "before_image": {"id": "1", "v": None}, "after_image": {"id": "1", "v": "x"},
-         "key_columns": ["id"], "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000)},
-        {"disposition": "row_change", "disposition_reason": None, "database_name": "shop", "table_name": "t",
-         "sql_text": None, "before_image": {"id": "1", "v": "x"}, "after_image": None,
-         "key_columns": ["id"], "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000)},
-        {"disposition": "schema_change", "disposition_reason": None, "database_name": "shop", "table_name": None,
-         "sql_text": "CREATE DATABASE `shop`", "before_image": None, "after_image": None,
-         "key_columns": None, "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000)},
-        {"disposition": "schema_change", "disposition_reason": None, "database_name": "shop", "table_name": "t",
-         "sql_text": "ALTER TABLE `t` ADD `w` int", "before_image": None, "after_image": None,
-         "key_columns": ["id"], "emitted_at": None},
-        *[{"disposition": "skipped", "disposition_reason": "control_event", "database_name": None, "table_name": None,
-           "sql_text": None, "before_image": None, "after_image": None, "key_columns": ["id"],
-           "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000)}] * 3,
-    ]  # fmt: skip
+        {
+            "disposition": "row_change",
+            "disposition_reason": None,
+            "database_name": "shop",
+            "table_name": "t",
+            "sql_text": None,
+            "before_image": {"id": "1", "v": None},
+            "after_image": {"id": "1", "v": "x"},
+            "key_columns": ["id"],
+            "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000),
+        },
+        {
+            "disposition": "row_change",
+            "disposition_reason": None,
+            "database_name": "shop",
+            "table_name": "t",
+            "sql_text": None,
+            "before_image": {"id": "1", "v": "x"},
+            "after_image": None,
+            "key_columns": ["id"],
+            "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000),
+        },
+        {
+            "disposition": "schema_change",
+            "disposition_reason": None,
+            "database_name": "shop",
+            "table_name": None,
+            "sql_text": "CREATE DATABASE `shop`",
+            "before_image": None,
+            "after_image": None,
+            "key_columns": None,
+            "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000),
+        },
+        {
+            "disposition": "schema_change",
+            "disposition_reason": None,
+            "database_name": "shop",
+            "table_name": "t",
+            "sql_text": "ALTER TABLE `t` ADD `w` int",
+            "before_image": None,
+            "after_image": None,
+            "key_columns": ["id"],
+            "emitted_at": None,
+        },
+        *[
+            {
+                "disposition": "skipped",
+                "disposition_reason": "control_event",
+                "database_name": None,
+                "table_name": None,
+                "sql_text": None,
+                "before_image": None,
+                "after_image": None,
+                "key_columns": ["id"],
+                "emitted_at": datetime(2024, 1, 2, 3, 4, 5, 250000),
+            }
+        ]
+        * 3,
+    ]
     assert {(row["event_at"], row["source_position"], row["message_id"]) for row in rows} == {
         (datetime(2024, 1, 2, 3, 4, 5), "mysql-bin.000003:400", "42")
     }
@@ -197,16 +282,20 @@ def test_hostile_records_are_rejected_with_a_reason(spark: SparkSession) -> None
         (json.dumps(_record("INSERT", None, fields=fields, afterImages=two)), "missing_database"),
         (json.dumps(_record("INSERT", "nodot", fields=fields, afterImages=two)), "missing_table"),
         (json.dumps(_record("INSERT", afterImages=two)), "missing_columns"),
-        (json.dumps(_record("INSERT", fields={"array": [{"name": "", "dataTypeNumber": 3}]}, afterImages=one)),
-         "missing_columns"),
-        (json.dumps(_record("INSERT", fields={"array": [{"name": "id", "dataTypeNumber": 3}] * 2}, afterImages=two)),
-         "duplicate_column"),
+        (
+            json.dumps(_record("INSERT", fields={"array": [{"name": "", "dataTypeNumber": 3}]}, afterImages=one)),
+            "missing_columns",
+        ),
+        (
+            json.dumps(_record("INSERT", fields={"array": [{"name": "id", "dataTypeNumber": 3}] * 2}, afterImages=two)),
+            "duplicate_column",
+        ),
         (json.dumps(_record("INSERT", fields=fields)), "missing_row_image"),
         (json.dumps(_record("DELETE", fields=fields, afterImages=two)), "missing_row_image"),
         (json.dumps(_record("UPDATE", fields=fields, afterImages=two)), "missing_old_image"),
         (json.dumps(_record("INSERT", fields=fields, afterImages=one)), "invalid_row_image"),
         (json.dumps(_record("UPDATE", fields=fields, beforeImages=one, afterImages=two)), "invalid_row_image"),
-    ]  # fmt: skip
+    ]
     rows = _decode(spark, [payload for payload, _ in cases])
     assert [(row["disposition"], row["disposition_reason"]) for row in rows] == [
         ("rejected", reason) for _, reason in cases
@@ -219,13 +308,16 @@ def test_hostile_records_are_rejected_with_a_reason(spark: SparkSession) -> None
 def test_json_datums_keep_same_shaped_branches_apart_through_a_binary_container() -> None:
     record = _record(
         fields={"array": [{"name": "g", "dataTypeNumber": 255}, {"name": "o", "dataTypeNumber": 252}]},
-        afterImages={"array": [
-            {N + "BinaryObject": {"type": "BLOB", "value": "\x00\xff"}},
-            {N + "BinaryGeometry": {"type": "POINT", "value": WKB_POINT}},
-            {N + "TextGeometry": {"type": "POINT", "value": "POINT(0 1)"}},
-            {N + "EmptyObject": "NONE"}, None,
-        ]},
-    )  # fmt: skip
+        afterImages={
+            "array": [
+                {N + "BinaryObject": {"type": "BLOB", "value": "\x00\xff"}},
+                {N + "BinaryGeometry": {"type": "POINT", "value": WKB_POINT}},
+                {N + "TextGeometry": {"type": "POINT", "value": "POINT(0 1)"}},
+                {N + "EmptyObject": "NONE"},
+                None,
+            ]
+        },
+    )
     out = io.BytesIO()
     fastavro.writer(out, fastavro.parse_schema(SCHEMA), [JsonDatums(SCHEMA)(record)])
     ((number, payload),) = container_records(out.getvalue(), SCHEMA)
@@ -266,9 +358,7 @@ def test_encoder_values_by_column_type() -> None:
 def test_binary_encoding_lands_the_same_records_as_the_json_lines(tmp_path: Path) -> None:
     json_counts = generate(tmp_path / "json", 120, 3, ["dts_avro"])
     binary_counts = generate(tmp_path / "binary", 120, 3, ["dts_avro"], max_file_bytes=20_000, avro_encoding="binary")
-    lines = [
-        json.loads(line) for path in json_counts["dts_avro"].files for line in path.read_text().splitlines()
-    ]
+    lines = [json.loads(line) for path in json_counts["dts_avro"].files for line in path.read_text().splitlines()]
     binary_files = binary_counts["dts_avro"].files
     assert len(binary_files) > 1 and all(path.suffix == ".avro" for path in binary_files)
     records = [

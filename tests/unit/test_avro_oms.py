@@ -21,16 +21,28 @@ LANDED_AT = datetime(2024, 1, 1)
 
 def _record(record_id: int, operation: str | None, **fields: Any) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "id": record_id, "version": {"int": 1},
+        "id": record_id,
+        "version": {"int": 1},
         "operation": None if operation is None else {NS + "Operation": operation},
-        "xid": {"string": "tx-1"}, "txind": {NS + "TxindType": "W"},
-        "position": {"string": "mysql-bin.000001:4"}, "timestamp": {"long": 1700000000},
+        "xid": {"string": "tx-1"},
+        "txind": {NS + "TxindType": "W"},
+        "position": {"string": "mysql-bin.000001:4"},
+        "timestamp": {"long": 1700000000},
         "source": {NS + "Source": {"sourceType": "OB_MYSQL", "version": "4.2.1"}},
-        "schemaName": {"string": "shop"}, "tableName": {"string": "t"},
-        "fields": None, "pkIndexes": None, "ukIndexes": None, "beforeImages": None,
-        "afterImages": None, "sql": None, "tags": None, "total": -1, "index": -1,
-        "beforeImageBytes": "", "afterImageBytes": "",
-    }  # fmt: skip
+        "schemaName": {"string": "shop"},
+        "tableName": {"string": "t"},
+        "fields": None,
+        "pkIndexes": None,
+        "ukIndexes": None,
+        "beforeImages": None,
+        "afterImages": None,
+        "sql": None,
+        "tags": None,
+        "total": -1,
+        "index": -1,
+        "beforeImageBytes": "",
+        "afterImageBytes": "",
+    }
     record.update(fields)
     return record
 
@@ -52,7 +64,7 @@ def _decode(spark: SparkSession, *lines: dict[str, Any] | str) -> list[Row]:
             for number, line in enumerate(lines, start=1)
         ],
         "file_path string, line_number int, payload string, landed_at timestamp",
-    )  # fmt: skip
+    )
     return sorted(decode_messages(landed).collect(), key=lambda row: row["line_number"])
 
 
@@ -69,35 +81,68 @@ BRANCHES: list[tuple[str, str, Any, str | None]] = [
     ("float as double", "FLOAT", {"double": 5.179999828338623}, "5.18"),
     ("boolean", "BOOLEAN", {"boolean": False}, "false"),
     ("bytes", "BINARY", {"bytes": "\u0000\u00ffA"}, "00FF41"),
-    ("string", "STRING", {"string": "O'Brien \"q\" 日本 😀"}, "O'Brien \"q\" 日本 😀"),
+    ("string", "STRING", {"string": 'O\'Brien "q" 日本 😀'}, 'O\'Brien "q" 日本 😀'),
     ("StringObject", "STRING", {NS + "StringObject": {"charsetName": "utf8mb4", "value": "Zoë 😀"}}, "Zoë 😀"),
     ("StringObject latin1", "STRING", {NS + "StringObject": {"charsetName": "latin1", "value": "café €"}}, "café €"),
     ("DecimalObject", "DECIMAL", {NS + "DecimalObject": {"precision": 12, "scale": 2, "value": "-10.5"}}, "-10.50"),
-    ("DecimalObject exact", "DECIMAL",
-     {NS + "DecimalObject": {"precision": 40, "scale": 6, "value": "123456789012345678901234567890.123456"}},
-     "123456789012345678901234567890.123456"),
+    (
+        "DecimalObject exact",
+        "DECIMAL",
+        {NS + "DecimalObject": {"precision": 40, "scale": 6, "value": "123456789012345678901234567890.123456"}},
+        "123456789012345678901234567890.123456",
+    ),
     ("DecimalObject scale 0", "DECIMAL", {NS + "DecimalObject": {"precision": 5, "scale": 0, "value": "42"}}, "42"),
     ("DateObject", "DATE", {NS + "DateObject": {"year": 815, "month": 2, "day": 9}}, "0815-02-09"),
-    ("TimeObject", "TIME",
-     {NS + "TimeObject": {"negative": True, "hours": 838, "minutes": 59, "seconds": 58, "nanos": 500000000}},
-     "-838:59:58.5"),
-    ("TimeObject plain", "TIME",
-     {NS + "TimeObject": {"negative": False, "hours": 7, "minutes": 5, "seconds": 3, "nanos": 0}}, "07:05:03"),
-    ("DateTimeObject", "DATETIME",
-     {NS + "DateTimeObject": {"year": 2024, "month": 1, "day": 2, "hours": 3, "minutes": 4, "seconds": 5, "nanos": 120000}},
-     "2024-01-02 03:04:05.00012"),
-    ("TimestampObject", "TIMESTAMP",
-     {NS + "TimestampObject": {"seconds": 1700000000, "nanos": 250000000, "timezone": {"string": "Asia/Shanghai"}}},
-     "2023-11-15 06:13:20.25"),
-    ("TimestampObject UTC", "TIMESTAMP",
-     {NS + "TimestampObject": {"seconds": 0, "nanos": 0, "timezone": None}}, "1970-01-01 00:00:00"),
+    (
+        "TimeObject",
+        "TIME",
+        {NS + "TimeObject": {"negative": True, "hours": 838, "minutes": 59, "seconds": 58, "nanos": 500000000}},
+        "-838:59:58.5",
+    ),
+    (
+        "TimeObject plain",
+        "TIME",
+        {NS + "TimeObject": {"negative": False, "hours": 7, "minutes": 5, "seconds": 3, "nanos": 0}},
+        "07:05:03",
+    ),
+    (
+        "DateTimeObject",
+        "DATETIME",
+        {
+            NS + "DateTimeObject": {
+                "year": 2024,
+                "month": 1,
+                "day": 2,
+                "hours": 3,
+                "minutes": 4,
+                "seconds": 5,
+                "nanos": 120000,
+            }
+        },
+        "2024-01-02 03:04:05.00012",
+    ),
+    (
+        "TimestampObject",
+        "TIMESTAMP",
+        {NS + "TimestampObject": {"seconds": 1700000000, "nanos": 250000000, "timezone": {"string": "Asia/Shanghai"}}},
+        "2023-11-15 06:13:20.25",
+    ),
+    (
+        "TimestampObject UTC",
+        "TIMESTAMP",
+        {NS + "TimestampObject": {"seconds": 0, "nanos": 0, "timezone": None}},
+        "1970-01-01 00:00:00",
+    ),
     ("BitObject", "BIT", {NS + "BitObject": {"bit_length": 10, "value": "1000000001"}}, "513"),
     ("BitObject 64", "BIT", {NS + "BitObject": {"bit_length": 64, "value": "1" * 64}}, "18446744073709551615"),
     ("EnumSetValue", "SET", {NS + "EnumSetValue": {"value": "a,c", "defines": {"array": ["a", "b", "c"]}}}, "a,c"),
-    ("GeometryValue", "GEOMETRY",
-     {NS + "GeometryValue": {"srid": 4326, "wkb": _point(116.397, 39.908).decode("latin-1")}},
-     "SRID=4326;POINT(116.397 39.908)"),
-]  # fmt: skip
+    (
+        "GeometryValue",
+        "GEOMETRY",
+        {NS + "GeometryValue": {"srid": 4326, "wkb": _point(116.397, 39.908).decode("latin-1")}},
+        "SRID=4326;POINT(116.397 39.908)",
+    ),
+]
 
 
 def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession) -> None:
@@ -106,9 +151,7 @@ def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession)
     }
     (row,) = _decode(spark, _insert(1, values))
     assert (row["disposition"], row["disposition_reason"]) == ("row_change", None)
-    assert row["after_image"] == {"id": "1"} | {
-        f"c{number}": text for number, (_, _, _, text) in enumerate(BRANCHES)
-    }
+    assert row["after_image"] == {"id": "1"} | {f"c{number}": text for number, (_, _, _, text) in enumerate(BRANCHES)}
     assert row["column_types"]["c1"] == "INTEGER" and row["column_types"]["c11"] == "DECIMAL"
     assert row["key_columns"] == ["id"]
     assert row["before_image"] is None
@@ -117,14 +160,21 @@ def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession)
 def test_record_fields_become_message_columns(spark: SparkSession) -> None:
     (row,) = _decode(spark, _insert(9, {"id": ("INTEGER", {"int": 1})}))
     assert row["source_format"] == "oms_avro" and row["message_index"] == 0
-    assert (row["message_id"], row["database_name"], row["table_name"], row["event_type"]) == ("9", "shop", "t", "INSERT")
+    assert (row["message_id"], row["database_name"], row["table_name"], row["event_type"]) == (
+        "9",
+        "shop",
+        "t",
+        "INSERT",
+    )
     assert (row["transaction_id"], row["transaction_flag"]) == ("tx-1", "W")
     assert row["event_at"] == datetime(2023, 11, 14, 22, 13, 20) and row["emitted_at"] is None
     assert row["source_position"] == "mysql-bin.000001:4"
 
 
 def test_any_namespace_decodes_by_the_last_segment_of_branch_names(spark: SparkSession) -> None:
-    record = _insert(1, {"id": ("INTEGER", {"int": 1}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 5, "day": 6}})})
+    record = _insert(
+        1, {"id": ("INTEGER", {"int": 1}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 5, "day": 6}})}
+    )
     other = json.loads(json.dumps(record).replace(NS, "org.example.whatever."))
     bare = json.loads(json.dumps(record).replace(NS, ""))
     rows = _decode(spark, other, bare)
@@ -143,11 +193,18 @@ def test_keys_come_from_pk_indexes_else_the_first_unique_key(spark: SparkSession
 
 def test_update_and_delete_carry_their_images(spark: SparkSession) -> None:
     fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
-    def image(v: str | None) -> dict[str, Any]:
-        return {"array": [{"type_info": "INTEGER", "value": {"int": 1}},
-                          {"type_info": "STRING", "value": None if v is None else {"string": v}}]}  # fmt: skip
 
-    update = _record(1, "UPDATE", fields=fields, pkIndexes={"array": [0]}, beforeImages=image(None), afterImages=image("new"))
+    def image(v: str | None) -> dict[str, Any]:
+        return {
+            "array": [
+                {"type_info": "INTEGER", "value": {"int": 1}},
+                {"type_info": "STRING", "value": None if v is None else {"string": v}},
+            ]
+        }
+
+    update = _record(
+        1, "UPDATE", fields=fields, pkIndexes={"array": [0]}, beforeImages=image(None), afterImages=image("new")
+    )
     delete = _record(2, "DELETE", fields=fields, pkIndexes={"array": [0]}, beforeImages=image("new"))
     rows = _decode(spark, update, delete)
     assert [(r["event_type"], r["disposition"]) for r in rows] == [("UPDATE", "row_change"), ("DELETE", "row_change")]
@@ -159,9 +216,11 @@ def test_control_records_are_skipped_and_ddl_is_a_schema_change(spark: SparkSess
     ddl = _record(4, "DDL", tableName=None, sql={"string": "CREATE DATABASE `shop`"})
     rows = _decode(spark, _record(1, "BEGIN"), _record(2, "COMMIT"), _record(3, "HEARTBEAT", xid=None), ddl)
     assert [(r["event_type"], r["disposition"], r["disposition_reason"]) for r in rows] == [
-        ("BEGIN", "skipped", "control_event"), ("COMMIT", "skipped", "control_event"),
-        ("HEARTBEAT", "skipped", "control_event"), ("DDL", "schema_change", None),
-    ]  # fmt: skip
+        ("BEGIN", "skipped", "control_event"),
+        ("COMMIT", "skipped", "control_event"),
+        ("HEARTBEAT", "skipped", "control_event"),
+        ("DDL", "schema_change", None),
+    ]
     assert (rows[3]["sql_text"], rows[3]["table_name"]) == ("CREATE DATABASE `shop`", None)
 
 
@@ -177,12 +236,19 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
     ("DECIMAL", {NS + "DecimalObject": {"precision": 5, "scale": 2, "value": "1.5e3"}}, "invalid_decimal"),
     ("DECIMAL", {NS + "DecimalObject": {"precision": 5, "scale": 1, "value": "1.25"}}, "invalid_decimal"),
     ("DATE", {NS + "DateObject": {"year": 2024, "month": 13, "day": 1}}, "invalid_date"),
-    ("TIME", {NS + "TimeObject": {"negative": False, "hours": 839, "minutes": 0, "seconds": 0, "nanos": 0}}, "invalid_time"),
-    ("TIMESTAMP", {NS + "TimestampObject": {"seconds": 1, "nanos": 0, "timezone": {"string": "Mars/Olympus"}}},
-     "invalid_time_zone"),
+    (
+        "TIME",
+        {NS + "TimeObject": {"negative": False, "hours": 839, "minutes": 0, "seconds": 0, "nanos": 0}},
+        "invalid_time",
+    ),
+    (
+        "TIMESTAMP",
+        {NS + "TimestampObject": {"seconds": 1, "nanos": 0, "timezone": {"string": "Mars/Olympus"}}},
+        "invalid_time_zone",
+    ),
     ("BIT", {NS + "BitObject": {"bit_length": 3, "value": "102"}}, "invalid_bit"),
     ("INTEGER", {"int": "seven"}, "invalid_number"),
-]  # fmt: skip
+]
 
 
 def test_a_bad_value_rejects_its_record_with_a_specific_reason(spark: SparkSession) -> None:
@@ -217,25 +283,45 @@ def test_bad_records_are_rejected_with_a_reason(spark: SparkSession) -> None:
         _record(11, "DDL"),
     )
     assert [r["disposition_reason"] for r in rows] == [
-        "malformed_json", "empty_line", "not_a_json_object", "invalid_field_type", "unknown_union_branch",
-        "missing_event_type", "unknown_event_type", "missing_database", "missing_table", "missing_fields",
-        "invalid_key_index", "image_field_count_mismatch", "missing_row_image", "missing_sql",
-    ]  # fmt: skip
+        "malformed_json",
+        "empty_line",
+        "not_a_json_object",
+        "invalid_field_type",
+        "unknown_union_branch",
+        "missing_event_type",
+        "unknown_event_type",
+        "missing_database",
+        "missing_table",
+        "missing_fields",
+        "invalid_key_index",
+        "image_field_count_mismatch",
+        "missing_row_image",
+        "missing_sql",
+    ]
     assert {r["disposition"] for r in rows} == {"rejected"}
 
 
 def _shards(record_id: int, before: list | None, after: list, total: int, keep: range | None = None) -> list[dict]:
     before_bytes, after_bytes = image_bytes(before), image_bytes(after)
+
     def piece(data: bytes, index: int) -> str:
         size = -(-len(data) // total)
         return data[index * size : (index + 1) * size].decode("latin-1")
 
     shard_fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
     return [
-        _record(record_id, "UPDATE", fields=shard_fields, pkIndexes={"array": [0]}, total=total, index=index,
-                beforeImageBytes=piece(before_bytes, index), afterImageBytes=piece(after_bytes, index))
+        _record(
+            record_id,
+            "UPDATE",
+            fields=shard_fields,
+            pkIndexes={"array": [0]},
+            total=total,
+            index=index,
+            beforeImageBytes=piece(before_bytes, index),
+            afterImageBytes=piece(after_bytes, index),
+        )
         for index in (keep if keep is not None else range(total))
-    ]  # fmt: skip
+    ]
 
 
 def _image(v: str) -> list[dict[str, Any]]:
@@ -247,8 +333,11 @@ def test_a_complete_shard_set_becomes_one_message_at_its_shard_0(spark: SparkSes
     # Landed out of order, with a redelivered shard.
     rows = _decode(spark, shards[2], shards[0], shards[1], shards[1])
     assert [(r["disposition"], r["disposition_reason"]) for r in rows] == [
-        ("skipped", "shard_merged"), ("row_change", None), ("skipped", "shard_merged"), ("skipped", "duplicate_shard"),
-    ]  # fmt: skip
+        ("skipped", "shard_merged"),
+        ("row_change", None),
+        ("skipped", "shard_merged"),
+        ("skipped", "duplicate_shard"),
+    ]
     assert rows[1]["before_image"] == {"id": "1", "v": "before " * 30}
     assert rows[1]["after_image"] == {"id": "1", "v": "after " * 30}
     assert rows[1]["key_columns"] == ["id"]
@@ -258,9 +347,11 @@ def test_an_incomplete_shard_set_is_rejected_whole(spark: SparkSession) -> None:
     missing_middle = _shards(6, _image("b"), _image("a"), 3, keep=range(0, 3, 2))
     rows = _decode(spark, *missing_middle, *_shards(7, _image("b"), _image("a"), 2))
     assert [(r["message_id"], r["disposition"], r["disposition_reason"]) for r in rows] == [
-        ("6", "rejected", "incomplete_shards"), ("6", "rejected", "incomplete_shards"),
-        ("7", "row_change", None), ("7", "skipped", "shard_merged"),
-    ]  # fmt: skip
+        ("6", "rejected", "incomplete_shards"),
+        ("6", "rejected", "incomplete_shards"),
+        ("7", "row_change", None),
+        ("7", "skipped", "shard_merged"),
+    ]
 
 
 def test_shard_bytes_that_are_not_an_image_array_are_rejected(spark: SparkSession) -> None:
@@ -304,11 +395,26 @@ def test_json_encoded_records_become_containers_with_their_branches(tmp_path) ->
     from cdc_lakehouse.avro.oms import record_schema
 
     values = {
-        "id": ("INTEGER", {"int": 1}), "s": ("STRING", {"string": "plain"}), "b": ("BINARY", {"bytes": "\u00ff"}),
-        "f": ("DOUBLE", {"double": 5.5}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 1, "day": 2}}),
-        "t": ("DATETIME", {NS + "DateTimeObject": {"year": 2024, "month": 1, "day": 2, "hours": 3, "minutes": 4,
-                                                    "seconds": 5, "nanos": 6}}),
-    }  # fmt: skip
+        "id": ("INTEGER", {"int": 1}),
+        "s": ("STRING", {"string": "plain"}),
+        "b": ("BINARY", {"bytes": "\u00ff"}),
+        "f": ("DOUBLE", {"double": 5.5}),
+        "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 1, "day": 2}}),
+        "t": (
+            "DATETIME",
+            {
+                NS + "DateTimeObject": {
+                    "year": 2024,
+                    "month": 1,
+                    "day": 2,
+                    "hours": 3,
+                    "minutes": 4,
+                    "seconds": 5,
+                    "nanos": 6,
+                }
+            },
+        ),
+    }
     line = json.dumps(_insert(1, values))
     path = tmp_path / "one.avro"
     assert write_container(path, record_schema(), [line]) == 1

@@ -103,8 +103,9 @@ def test_repeat_folder_places_each_file_once_per_copy(tmp_path: Path) -> None:
 def test_schema_macros_are_the_formats_argumentless_schema_macros() -> None:
     assert schema_macros(REPO, "canal_json") == ["canal_json_message_schema"]
     assert schema_macros(REPO, "debezium_json") == [
-        "debezium_json_envelope_schema", "debezium_json_payload_schema",
-    ]  # fmt: skip
+        "debezium_json_envelope_schema",
+        "debezium_json_payload_schema",
+    ]
     assert schema_macros(REPO, "no_such_format") == []
 
 
@@ -148,7 +149,9 @@ def test_sampler_sees_a_childs_memory_and_cpu_time() -> None:
         "while time.process_time() < end: pass\n"
         "time.sleep(0.3)"
     )
-    parent = f"import subprocess, sys, time; time.sleep(0.3); subprocess.run([sys.executable, '-c', {child!r}], check=True)"
+    parent = (
+        f"import subprocess, sys, time; time.sleep(0.3); subprocess.run([sys.executable, '-c', {child!r}], check=True)"
+    )
     process = subprocess.Popen([sys.executable, "-c", parent])
     sampler = TreeSampler(root=process.pid, interval=0.05)
     sampler.start()
@@ -179,9 +182,11 @@ def test_build_summary_splits_node_time_and_the_rest() -> None:
     assert summary["run_seconds"] == 21.25
     assert summary["outside_run_seconds"] == 38.75
     assert list(summary["models"]) == [
-        "base_oms_avro__messages", "fct_row_changes", "base_canal_json__messages",
+        "base_oms_avro__messages",
+        "fct_row_changes",
+        "base_canal_json__messages",
         "stg_canal_json__row_changes",
-    ]  # fmt: skip
+    ]
     assert summary["statuses"] == ["pass", "success"]
 
 
@@ -194,13 +199,17 @@ def test_staging_rows_per_s_counts_each_formats_staging_models_only() -> None:
 STEPS = {
     "floor": {"seconds": 10.0, "cpu_seconds": 12.0, "messages": 1000, "peak_rss_mib": 900.0},
     "handwritten": {"seconds": 20.0, "cpu_seconds": 30.0, "messages": 500, "peak_rss_mib": 1000.0},
-    "full_build": {"seconds": 100.0, "cpu_seconds": 120.0, "messages": 1000, "peak_rss_mib": 2000.0,
-                   "models": {"base_canal_json__messages": 4.0, "stg_canal_json__row_changes": 1.0}},
+    "full_build": {
+        "seconds": 100.0,
+        "cpu_seconds": 120.0,
+        "messages": 1000,
+        "peak_rss_mib": 2000.0,
+        "models": {"base_canal_json__messages": 4.0, "stg_canal_json__row_changes": 1.0},
+    },
     "incremental_build": {"seconds": 20.0, "cpu_seconds": 30.0, "messages": 1010, "peak_rss_mib": 1500.0},
     "small_history_full_build": {"seconds": 30.0, "cpu_seconds": 40.0, "messages": 200, "peak_rss_mib": 1200.0},
-    "small_history_incremental_build": {"seconds": 16.0, "cpu_seconds": 20.0, "messages": 210,
-                                        "peak_rss_mib": 1100.0},
-}  # fmt: skip
+    "small_history_incremental_build": {"seconds": 16.0, "cpu_seconds": 20.0, "messages": 210, "peak_rss_mib": 1100.0},
+}
 
 
 def test_ratios_compare_seconds_per_message() -> None:
@@ -265,8 +274,11 @@ def test_handwritten_job_rebuilds_before_images_and_skips_ddl(spark: SparkSessio
     lines = spark.createDataFrame([(line,) for line in CANAL_LINES], "value string")
     rows = [r.asDict() for r in canal_row_changes(lines).orderBy("message_id", "row_index").collect()]
     assert [(r["operation"], r["message_id"], r["row_index"]) for r in rows] == [
-        ("UPDATE", 5, 0), ("UPDATE", 5, 1), ("INSERT", 6, 0), ("DELETE", 7, 0),
-    ]  # fmt: skip
+        ("UPDATE", 5, 0),
+        ("UPDATE", 5, 1),
+        ("INSERT", 6, 0),
+        ("DELETE", 7, 0),
+    ]
     assert rows[0]["before_image"] == {"id": "1", "name": "old", "note": None}
     assert rows[0]["after_image"] == {"id": "1", "name": "new", "note": None}
     assert rows[1]["before_image"] == {"id": "2", "name": "b", "note": None}
@@ -282,8 +294,10 @@ def test_floor_counts_messages_of_objects_and_batches(spark: SparkSession) -> No
     counted = lines.select(parsed_messages(F.col("value"), schema).alias("n")).collect()
     assert [row.n for row in counted] == [1, 2, 1, 0, 1]  # "not json" parses to a corrupt record
     assert floor_counts(lines, [schema, "struct<`id`: bigint>"]) == {
-        "lines": 5, "messages_0": 5, "messages_1": 5,
-    }  # fmt: skip
+        "lines": 5,
+        "messages_0": 5,
+        "messages_1": 5,
+    }
 
 
 def test_summary_names_every_step_ratio_and_goal(landing) -> None:

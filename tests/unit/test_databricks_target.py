@@ -20,13 +20,25 @@ def test_project_compiles_for_databricks_without_a_workspace(tmp_path: Path) -> 
     target = tmp_path / "target"
     # --no-introspect: no queries, so no workspace. dbt-core's Python model compilation asks the
     # warehouse whether the model exists (is_incremental), so Python models are only parsed.
-    python_models = sorted(path.stem for folder in ("models", "python_models") for path in (REPO / folder).rglob("*.py"))
+    python_models = sorted(
+        path.stem for folder in ("models", "python_models") for path in (REPO / folder).rglob("*.py")
+    )
     result = subprocess.run(
         [
-            str(DBT), "compile", "--target", "databricks", "--no-introspect",
-            "--no-populate-cache", "--exclude", *python_models,
-            "--profiles-dir", str(profiles), "--target-path", str(target),
-            "--log-path", str(tmp_path / "logs"),
+            str(DBT),
+            "compile",
+            "--target",
+            "databricks",
+            "--no-introspect",
+            "--no-populate-cache",
+            "--exclude",
+            *python_models,
+            "--profiles-dir",
+            str(profiles),
+            "--target-path",
+            str(target),
+            "--log-path",
+            str(tmp_path / "logs"),
         ],
         cwd=REPO,
         env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
@@ -34,7 +46,7 @@ def test_project_compiles_for_databricks_without_a_workspace(tmp_path: Path) -> 
         text=True,
         timeout=600,
         check=False,
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stdout[-4000:]
 
     manifest = json.loads((target / "manifest.json").read_text())

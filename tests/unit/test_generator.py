@@ -23,14 +23,22 @@ from cdc_tools.generator.expected import expected_row_changes, expected_schema_c
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.formats.debezium_json import connect_decimal, decode_connect_decimal
 from cdc_tools.generator.model import (
-    BinlogPosition, Column, ColumnType, RowChange, SchemaChange, Statement, Table, value_text,
-)  # fmt: skip
+    BinlogPosition,
+    Column,
+    ColumnType,
+    RowChange,
+    SchemaChange,
+    Statement,
+    Table,
+    value_text,
+)
 from cdc_tools.generator.writer import generate
 
 # ------------------------------------------------------------ hand-written statements
 
 T = Table(
-    "db", "t",
+    "db",
+    "t",
     (
         Column("id", ColumnType("int"), nullable=False),
         Column("price", ColumnType("decimal", precision=10, scale=2)),
@@ -39,9 +47,14 @@ T = Table(
         Column("name", ColumnType("varchar", length=20)),
     ),
     ("id",),
-)  # fmt: skip
-A = {"id": 1, "price": Decimal("-12.34"), "at": datetime(2024, 1, 2, 3, 4, 5, 123457),
-     "d": date(2024, 2, 29), "name": 'Zoë "q"'}  # fmt: skip
+)
+A = {
+    "id": 1,
+    "price": Decimal("-12.34"),
+    "at": datetime(2024, 1, 2, 3, 4, 5, 123457),
+    "d": date(2024, 2, 29),
+    "name": 'Zoë "q"',
+}
 B = {"id": 2, "price": None, "at": datetime(1970, 1, 1, 0, 0, 1, 1), "d": None, "name": ""}
 A2 = {**A, "name": None}  # to NULL
 B2 = {**B, "price": Decimal("1.05")}  # from NULL
@@ -49,23 +62,30 @@ POS = BinlogPosition("mysql-bin.000003", 154)
 
 INSERT = Statement(3, 1700000000000, 1700000000100, POS, T, (RowChange("INSERT", None, A),))
 UPDATE = Statement(
-    4, 1700000001000, 1700000001200, BinlogPosition("mysql-bin.000003", 400), T,
+    4,
+    1700000001000,
+    1700000001200,
+    BinlogPosition("mysql-bin.000003", 400),
+    T,
     (RowChange("UPDATE", A, A2), RowChange("UPDATE", B, B2)),
-)  # fmt: skip
-DELETE = Statement(5, 1700000002000, 1700000002300, BinlogPosition("mysql-bin.000003", 700), T,
-                   (RowChange("DELETE", B2, None),))  # fmt: skip
+)
+DELETE = Statement(
+    5, 1700000002000, 1700000002300, BinlogPosition("mysql-bin.000003", 700), T, (RowChange("DELETE", B2, None),)
+)
 ALTER = Statement(
-    6, 1700000003000, 1700000003400, BinlogPosition("mysql-bin.000003", 900), T,
+    6,
+    1700000003000,
+    1700000003400,
+    BinlogPosition("mysql-bin.000003", 900),
+    T,
     schema_change=SchemaChange("ALTER", "db", "t", "ALTER TABLE `t` ADD COLUMN `d` date", T),
-)  # fmt: skip
+)
 
-A_TEXT = {"id": "1", "price": "-12.34", "at": "2024-01-02 03:04:05.123457", "d": "2024-02-29",
-          "name": 'Zoë "q"'}  # fmt: skip
+A_TEXT = {"id": "1", "price": "-12.34", "at": "2024-01-02 03:04:05.123457", "d": "2024-02-29", "name": 'Zoë "q"'}
 B_TEXT = {"id": "2", "price": None, "at": "1970-01-01 00:00:01.000001", "d": None, "name": ""}
 A2_TEXT = {**A_TEXT, "name": None}
 B2_TEXT = {**B_TEXT, "price": "1.05"}
-T_MYSQL_TYPES = {"id": "int(11)", "price": "decimal(10,2)", "at": "datetime(6)", "d": "date",
-                 "name": "varchar(20)"}  # fmt: skip
+T_MYSQL_TYPES = {"id": "int(11)", "price": "decimal(10,2)", "at": "datetime(6)", "d": "date", "name": "varchar(20)"}
 T_JDBC_TYPES = {"id": 4, "price": 3, "at": 93, "d": 91, "name": 12}
 
 
@@ -89,33 +109,55 @@ def test_canonical_value_text() -> None:
 
 def _canal(data, old, type_, seq, es, ts, pk_count) -> dict:
     return {
-        "data": data, "database": "db", "es": es, "id": seq + 1, "isDdl": False,
-        "mysqlType": T_MYSQL_TYPES, "old": old, "pkNames": ["id"] * pk_count, "sql": "",
-        "sqlType": T_JDBC_TYPES, "table": "t", "ts": ts, "type": type_,
-    }  # fmt: skip
+        "data": data,
+        "database": "db",
+        "es": es,
+        "id": seq + 1,
+        "isDdl": False,
+        "mysqlType": T_MYSQL_TYPES,
+        "old": old,
+        "pkNames": ["id"] * pk_count,
+        "sql": "",
+        "sqlType": T_JDBC_TYPES,
+        "table": "t",
+        "ts": ts,
+        "type": type_,
+    }
 
 
 def test_canal_json_encodings() -> None:
     # seq 3: a bare message.
-    assert encode("canal_json", INSERT) == [
-        _canal([A_TEXT], None, "INSERT", 3, 1700000000000, 1700000000100, 1)
-    ]
+    assert encode("canal_json", INSERT) == [_canal([A_TEXT], None, "INSERT", 3, 1700000000000, 1700000000100, 1)]
     # seq 4, two rows: one line holding a batch of two one-row messages; `old` holds only the
     # changed column, a null value meaning "was NULL".
-    assert encode("canal_json", UPDATE) == [[
-        _canal([A2_TEXT], [{"name": 'Zoë "q"'}], "UPDATE", 4, 1700000001000, 1700000001200, 1),
-        _canal([B2_TEXT], [{"price": None}], "UPDATE", 4, 1700000001000, 1700000001200, 1),
-    ]]  # fmt: skip
-    # seq 5: the deleted row in `data`.
-    assert encode("canal_json", DELETE) == [
-        _canal([B2_TEXT], None, "DELETE", 5, 1700000002000, 1700000002300, 1)
+    assert encode("canal_json", UPDATE) == [
+        [
+            _canal([A2_TEXT], [{"name": 'Zoë "q"'}], "UPDATE", 4, 1700000001000, 1700000001200, 1),
+            _canal([B2_TEXT], [{"price": None}], "UPDATE", 4, 1700000001000, 1700000001200, 1),
+        ]
     ]
+    # seq 5: the deleted row in `data`.
+    assert encode("canal_json", DELETE) == [_canal([B2_TEXT], None, "DELETE", 5, 1700000002000, 1700000002300, 1)]
     # seq 6, DDL: a one-message array as 000 prints them.
-    assert encode("canal_json", ALTER) == [[{
-        "data": None, "database": "db", "es": 1700000003000, "id": 7, "isDdl": True,
-        "mysqlType": None, "old": None, "pkNames": None, "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
-        "sqlType": None, "table": "t", "ts": 1700000003400, "type": "ALTER",
-    }]]  # fmt: skip
+    assert encode("canal_json", ALTER) == [
+        [
+            {
+                "data": None,
+                "database": "db",
+                "es": 1700000003000,
+                "id": 7,
+                "isDdl": True,
+                "mysqlType": None,
+                "old": None,
+                "pkNames": None,
+                "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
+                "sqlType": None,
+                "table": "t",
+                "ts": 1700000003400,
+                "type": "ALTER",
+            }
+        ]
+    ]
 
 
 def test_canal_json_multi_row_message_repeats_pk_names_per_row() -> None:
@@ -130,39 +172,60 @@ def test_canal_json_multi_row_message_repeats_pk_names_per_row() -> None:
 
 def _cloudcanal(action, before, data, seq, exec_ts, send_ts) -> dict:
     return {
-        "action": action, "before": before, "bid": seq, "data": data, "db": "db",
-        "dbValType": T_MYSQL_TYPES, "isDdl": False, "entryType": "ROWDATA", "execTs": exec_ts,
-        "jdbcType": T_JDBC_TYPES, "pks": ["id"], "schema": "db", "sendTs": send_ts, "sql": "",
+        "action": action,
+        "before": before,
+        "bid": seq,
+        "data": data,
+        "db": "db",
+        "dbValType": T_MYSQL_TYPES,
+        "isDdl": False,
+        "entryType": "ROWDATA",
+        "execTs": exec_ts,
+        "jdbcType": T_JDBC_TYPES,
+        "pks": ["id"],
+        "schema": "db",
+        "sendTs": send_ts,
+        "sql": "",
         "table": "t",
-    }  # fmt: skip
+    }
 
 
 def test_cloudcanal_json_encodings() -> None:
-    assert encode("cloudcanal_json", INSERT) == [
-        _cloudcanal("INSERT", [], [A_TEXT], 3, 1700000000000, 1700000000100)
-    ]
+    assert encode("cloudcanal_json", INSERT) == [_cloudcanal("INSERT", [], [A_TEXT], 3, 1700000000000, 1700000000100)]
     assert encode("cloudcanal_json", UPDATE) == [
         _cloudcanal("UPDATE", [A_TEXT, B_TEXT], [A2_TEXT, B2_TEXT], 4, 1700000001000, 1700000001200)
     ]
-    assert encode("cloudcanal_json", DELETE) == [
-        _cloudcanal("DELETE", [], [B2_TEXT], 5, 1700000002000, 1700000002300)
-    ]
+    assert encode("cloudcanal_json", DELETE) == [_cloudcanal("DELETE", [], [B2_TEXT], 5, 1700000002000, 1700000002300)]
     columns = [
         {"jdbcType": 4, "name": "id", "position": 0, "typeExpression": "int(11)", "typeName": "INT"},
         {"jdbcType": 3, "name": "price", "position": 1, "typeExpression": "decimal(10,2)", "typeName": "DECIMAL"},
         {"jdbcType": 93, "name": "at", "position": 2, "typeExpression": "datetime(6)", "typeName": "DATETIME"},
         {"jdbcType": 91, "name": "d", "position": 3, "typeExpression": "date", "typeName": "DATE"},
         {"jdbcType": 12, "name": "name", "position": 4, "typeExpression": "varchar(20)", "typeName": "VARCHAR"},
-    ]  # fmt: skip
-    assert encode("cloudcanal_json", ALTER) == [{
-        "action": "ALTER", "before": [], "bid": 6, "data": [], "db": "db",
-        "dbValType": T_MYSQL_TYPES, "isDdl": True, "entryType": "ROWDATA", "execTs": 1700000003000,
-        "jdbcType": T_JDBC_TYPES, "pks": [], "schema": "db", "sendTs": 1700000003400,
-        "sql": "ALTER TABLE `t` ADD COLUMN `d` date", "table": "t",
-        "tableChanges": {"table": {"columns": columns, "primaryKeyColumnNames": ["id"]}, "type": "ALTER"},
-    }]  # fmt: skip
-    drop_index = Statement(8, 1, 2, POS, T, schema_change=SchemaChange(
-        "DROP_INDEX", "db", "t", "DROP INDEX `ix` ON `t`", T))  # fmt: skip
+    ]
+    assert encode("cloudcanal_json", ALTER) == [
+        {
+            "action": "ALTER",
+            "before": [],
+            "bid": 6,
+            "data": [],
+            "db": "db",
+            "dbValType": T_MYSQL_TYPES,
+            "isDdl": True,
+            "entryType": "ROWDATA",
+            "execTs": 1700000003000,
+            "jdbcType": T_JDBC_TYPES,
+            "pks": [],
+            "schema": "db",
+            "sendTs": 1700000003400,
+            "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
+            "table": "t",
+            "tableChanges": {"table": {"columns": columns, "primaryKeyColumnNames": ["id"]}, "type": "ALTER"},
+        }
+    ]
+    drop_index = Statement(
+        8, 1, 2, POS, T, schema_change=SchemaChange("DROP_INDEX", "db", "t", "DROP INDEX `ix` ON `t`", T)
+    )
     [message] = encode("cloudcanal_json", drop_index)
     assert message["action"] == "DINDEX"  # canal's EventType name
     assert message["tableChanges"]["type"] == "ALTER"
@@ -173,32 +236,62 @@ def test_cloudcanal_json_encodings() -> None:
 
 def _source(ts_ms, pos, row, table="t") -> dict:
     return {
-        "version": "2.7.3.Final", "connector": "mysql", "name": "server1", "ts_ms": ts_ms,
-        "snapshot": "false", "db": "db", "sequence": None, "table": table, "server_id": 223344,
-        "gtid": None, "file": "mysql-bin.000003", "pos": pos, "row": row, "thread": 7, "query": None,
-    }  # fmt: skip
+        "version": "2.7.3.Final",
+        "connector": "mysql",
+        "name": "server1",
+        "ts_ms": ts_ms,
+        "snapshot": "false",
+        "db": "db",
+        "sequence": None,
+        "table": table,
+        "server_id": 223344,
+        "gtid": None,
+        "file": "mysql-bin.000003",
+        "pos": pos,
+        "row": row,
+        "thread": 7,
+        "query": None,
+    }
 
 
 VALUE_FIELDS = [
     {"type": "int32", "optional": False, "field": "id"},
-    {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
-     "parameters": {"scale": "2", "connect.decimal.precision": "10"}, "optional": True, "field": "price"},
+    {
+        "type": "bytes",
+        "name": "org.apache.kafka.connect.data.Decimal",
+        "version": 1,
+        "parameters": {"scale": "2", "connect.decimal.precision": "10"},
+        "optional": True,
+        "field": "price",
+    },
     {"type": "int64", "name": "io.debezium.time.MicroTimestamp", "version": 1, "optional": False, "field": "at"},
     {"type": "int32", "name": "io.debezium.time.Date", "version": 1, "optional": True, "field": "d"},
     {"type": "string", "optional": True, "field": "name"},
-]  # fmt: skip
+]
 
 
 def test_debezium_json_bare_payload_carries_text_for_decimals_and_times() -> None:
     # seq 3 (odd): no schema; ints stay numbers, the rest is text.
-    assert encode("debezium_json", INSERT) == [{
-        "before": None, "after": {**A_TEXT, "id": 1}, "source": _source(1700000000000, 154, 0),
-        "op": "c", "ts_ms": 1700000000100, "transaction": None,
-    }]  # fmt: skip
-    assert encode("debezium_json", DELETE) == [{
-        "before": {**B2_TEXT, "id": 2}, "after": None, "source": _source(1700000002000, 700, 0),
-        "op": "d", "ts_ms": 1700000002300, "transaction": None,
-    }]  # fmt: skip
+    assert encode("debezium_json", INSERT) == [
+        {
+            "before": None,
+            "after": {**A_TEXT, "id": 1},
+            "source": _source(1700000000000, 154, 0),
+            "op": "c",
+            "ts_ms": 1700000000100,
+            "transaction": None,
+        }
+    ]
+    assert encode("debezium_json", DELETE) == [
+        {
+            "before": {**B2_TEXT, "id": 2},
+            "after": None,
+            "source": _source(1700000002000, 700, 0),
+            "op": "d",
+            "ts_ms": 1700000002300,
+            "transaction": None,
+        }
+    ]
 
 
 def test_debezium_json_with_schema_one_message_per_row_in_connect_types() -> None:
@@ -210,11 +303,23 @@ def test_debezium_json_with_schema_one_message_per_row_in_connect_types() -> Non
     b2 = {**b, "price": "aQ=="}
     lines = encode("debezium_json", UPDATE)
     assert [line["payload"] for line in lines] == [
-        {"before": a, "after": a2, "source": _source(1700000001000, 400, 0), "op": "u",
-         "ts_ms": 1700000001200, "transaction": None},
-        {"before": b, "after": b2, "source": _source(1700000001000, 400, 1), "op": "u",
-         "ts_ms": 1700000001200, "transaction": None},
-    ]  # fmt: skip
+        {
+            "before": a,
+            "after": a2,
+            "source": _source(1700000001000, 400, 0),
+            "op": "u",
+            "ts_ms": 1700000001200,
+            "transaction": None,
+        },
+        {
+            "before": b,
+            "after": b2,
+            "source": _source(1700000001000, 400, 1),
+            "op": "u",
+            "ts_ms": 1700000001200,
+            "transaction": None,
+        },
+    ]
     for line in lines:
         schema = line["schema"]
         assert schema["name"] == "server1.db.t.Envelope"
@@ -228,17 +333,57 @@ def test_debezium_json_schema_change_event() -> None:
     [line] = encode("debezium_json", ALTER)  # seq 6: with schema
     assert line["schema"]["name"] == "io.debezium.connector.mysql.SchemaChangeValue"
     columns = [
-        {"name": "id", "jdbcType": 4, "typeName": "INT", "typeExpression": "int(11)", "length": None,
-         "scale": None, "position": 1, "optional": False},
-        {"name": "price", "jdbcType": 3, "typeName": "DECIMAL", "typeExpression": "decimal(10,2)",
-         "length": 10, "scale": 2, "position": 2, "optional": True},
-        {"name": "at", "jdbcType": 93, "typeName": "DATETIME", "typeExpression": "datetime(6)",
-         "length": None, "scale": None, "position": 3, "optional": False},
-        {"name": "d", "jdbcType": 91, "typeName": "DATE", "typeExpression": "date", "length": None,
-         "scale": None, "position": 4, "optional": True},
-        {"name": "name", "jdbcType": 12, "typeName": "VARCHAR", "typeExpression": "varchar(20)",
-         "length": 20, "scale": None, "position": 5, "optional": True},
-    ]  # fmt: skip
+        {
+            "name": "id",
+            "jdbcType": 4,
+            "typeName": "INT",
+            "typeExpression": "int(11)",
+            "length": None,
+            "scale": None,
+            "position": 1,
+            "optional": False,
+        },
+        {
+            "name": "price",
+            "jdbcType": 3,
+            "typeName": "DECIMAL",
+            "typeExpression": "decimal(10,2)",
+            "length": 10,
+            "scale": 2,
+            "position": 2,
+            "optional": True,
+        },
+        {
+            "name": "at",
+            "jdbcType": 93,
+            "typeName": "DATETIME",
+            "typeExpression": "datetime(6)",
+            "length": None,
+            "scale": None,
+            "position": 3,
+            "optional": False,
+        },
+        {
+            "name": "d",
+            "jdbcType": 91,
+            "typeName": "DATE",
+            "typeExpression": "date",
+            "length": None,
+            "scale": None,
+            "position": 4,
+            "optional": True,
+        },
+        {
+            "name": "name",
+            "jdbcType": 12,
+            "typeName": "VARCHAR",
+            "typeExpression": "varchar(20)",
+            "length": 20,
+            "scale": None,
+            "position": 5,
+            "optional": True,
+        },
+    ]
     common = {"nativeType": None, "charsetName": None, "autoIncremented": False, "generated": False}
     assert line["payload"] == {
         "source": _source(1700000003000, 900, 0),
@@ -246,12 +391,18 @@ def test_debezium_json_schema_change_event() -> None:
         "databaseName": "db",
         "schemaName": None,
         "ddl": "ALTER TABLE `t` ADD COLUMN `d` date",
-        "tableChanges": [{
-            "type": "ALTER", "id": '"db"."t"',
-            "table": {"defaultCharsetName": "utf8mb4", "primaryKeyColumnNames": ["id"],
-                      "columns": [{**column, **common} for column in columns]},
-        }],
-    }  # fmt: skip
+        "tableChanges": [
+            {
+                "type": "ALTER",
+                "id": '"db"."t"',
+                "table": {
+                    "defaultCharsetName": "utf8mb4",
+                    "primaryKeyColumnNames": ["id"],
+                    "columns": [{**column, **common} for column in columns],
+                },
+            }
+        ],
+    }
     query = Statement(7, 1, 2, POS, schema_change=SchemaChange("QUERY", "db", None, "CREATE DATABASE db"))
     [bare] = encode("debezium_json", query)  # seq 7: bare payload, no table change
     assert bare["tableChanges"] == [] and bare["source"]["table"] is None and "schema" not in bare
@@ -259,9 +410,17 @@ def test_debezium_json_schema_change_event() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("0.00", "AA=="), ("1.27", "fw=="), ("1.28", "AIA="), ("-1.28", "gA=="), ("-1.29", "/38="),
-     ("-12.34", "+y4="), ("2.55", "AP8="), ("-327.68", "gAA=")],
-)  # fmt: skip
+    [
+        ("0.00", "AA=="),
+        ("1.27", "fw=="),
+        ("1.28", "AIA="),
+        ("-1.28", "gA=="),
+        ("-1.29", "/38="),
+        ("-12.34", "+y4="),
+        ("2.55", "AP8="),
+        ("-327.68", "gAA="),
+    ],
+)
 def test_connect_decimal_is_minimal_big_endian_twos_complement(value: str, expected: str) -> None:
     assert connect_decimal(Decimal(value)) == expected
     assert decode_connect_decimal(expected, 2) == Decimal(value)
@@ -269,17 +428,24 @@ def test_connect_decimal_is_minimal_big_endian_twos_complement(value: str, expec
 
 @pytest.mark.parametrize(
     "value",
-    ["0", "-0.000001", "123456789012.345679", "-123456789012.345679", "99999999999999999999.999999",
-     "-99999999999999999999.999999", "-9223372036854775.808", "9223372036854775.807", "-1"],
-)  # fmt: skip
+    [
+        "0",
+        "-0.000001",
+        "123456789012.345679",
+        "-123456789012.345679",
+        "99999999999999999999.999999",
+        "-99999999999999999999.999999",
+        "-9223372036854775.808",
+        "9223372036854775.807",
+        "-1",
+    ],
+)
 def test_connect_decimal_round_trips_keeping_the_scale(value: str) -> None:
     decimal = Decimal(value)
     scale = -decimal.as_tuple().exponent
     decoded = decode_connect_decimal(connect_decimal(decimal), scale)
     assert decoded == decimal and str(decoded) == str(decimal)
-    assert int.from_bytes(base64.b64decode(connect_decimal(decimal)), "big", signed=True) == int(
-        decimal.scaleb(scale)
-    )
+    assert int.from_bytes(base64.b64decode(connect_decimal(decimal)), "big", signed=True) == int(decimal.scaleb(scale))
 
 
 # ---------------------------------------------------------------------- kafka_river_json
@@ -287,12 +453,18 @@ def test_connect_decimal_round_trips_keeping_the_scale(value: str) -> None:
 
 def test_kafka_river_json_encodings() -> None:
     types = T_MYSQL_TYPES
-    assert encode("kafka_river_json", INSERT) == [{
-        "binlog": "154@mysql-bin.000003", "time": 1700000000000, "canalTime": 1700000000100,
-        "db": "db", "table": "t", "event": "i",
-        "columns": [{"n": n, "t": types[n], "v": v, "null": False} for n, v in A_TEXT.items()],
-        "keys": ["id"],
-    }]  # fmt: skip
+    assert encode("kafka_river_json", INSERT) == [
+        {
+            "binlog": "154@mysql-bin.000003",
+            "time": 1700000000000,
+            "canalTime": 1700000000100,
+            "db": "db",
+            "table": "t",
+            "event": "i",
+            "columns": [{"n": n, "t": types[n], "v": v, "null": False} for n, v in A_TEXT.items()],
+            "keys": ["id"],
+        }
+    ]
     # GSON leaves out nulls: no `v` for a NULL, no `origin_val` for an old NULL.
     assert [line["columns"] for line in encode("kafka_river_json", UPDATE)] == [
         [
@@ -309,7 +481,7 @@ def test_kafka_river_json_encodings() -> None:
             {"n": "d", "t": "date", "null": True, "updated": False},
             {"n": "name", "t": "varchar(20)", "v": "", "null": False, "updated": False},
         ],
-    ]  # fmt: skip
+    ]
     assert [line["binlog"] for line in encode("kafka_river_json", UPDATE)] == ["400@mysql-bin.000003"] * 2
     [delete] = encode("kafka_river_json", DELETE)
     assert delete["event"] == "d" and delete["columns"][3] == {"n": "d", "t": "date", "null": True}
@@ -321,19 +493,44 @@ def test_kafka_river_json_encodings() -> None:
 
 def test_expected_results_come_from_the_logical_statement() -> None:
     assert expected_row_changes(UPDATE) == [
-        {"operation": "UPDATE", "database": "db", "table": "t", "primary_key": '{"id":"1"}',
-         "before_image": A_TEXT, "after_image": A2_TEXT, "changed_columns": ["name"],
-         "event_at_ms": 1700000001000, "emitted_at_ms": 1700000001200, "statement": 4},
-        {"operation": "UPDATE", "database": "db", "table": "t", "primary_key": '{"id":"2"}',
-         "before_image": B_TEXT, "after_image": B2_TEXT, "changed_columns": ["price"],
-         "event_at_ms": 1700000001000, "emitted_at_ms": 1700000001200, "statement": 4},
-    ]  # fmt: skip
+        {
+            "operation": "UPDATE",
+            "database": "db",
+            "table": "t",
+            "primary_key": '{"id":"1"}',
+            "before_image": A_TEXT,
+            "after_image": A2_TEXT,
+            "changed_columns": ["name"],
+            "event_at_ms": 1700000001000,
+            "emitted_at_ms": 1700000001200,
+            "statement": 4,
+        },
+        {
+            "operation": "UPDATE",
+            "database": "db",
+            "table": "t",
+            "primary_key": '{"id":"2"}',
+            "before_image": B_TEXT,
+            "after_image": B2_TEXT,
+            "changed_columns": ["price"],
+            "event_at_ms": 1700000001000,
+            "emitted_at_ms": 1700000001200,
+            "statement": 4,
+        },
+    ]
     [delete] = expected_row_changes(DELETE)
     assert delete["after_image"] is None and delete["changed_columns"] == sorted(T.column_names)
-    assert expected_schema_changes(ALTER) == [{
-        "database": "db", "table": "t", "ddl_kind": "ALTER", "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
-        "event_at_ms": 1700000003000, "emitted_at_ms": 1700000003400, "statement": 6,
-    }]  # fmt: skip
+    assert expected_schema_changes(ALTER) == [
+        {
+            "database": "db",
+            "table": "t",
+            "ddl_kind": "ALTER",
+            "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
+            "event_at_ms": 1700000003000,
+            "emitted_at_ms": 1700000003400,
+            "statement": 6,
+        }
+    ]
     assert expected_row_changes(ALTER) == [] and expected_schema_changes(INSERT) == []
 
 
@@ -366,8 +563,7 @@ def test_curated_prefix_covers_every_edge_case() -> None:
     assert any(len(c.changed_columns) == 1 for c in updates)
     assert any(c.before[n] is None and c.after[n] is not None for c in updates for n in c.changed_columns)
     assert any(c.before[n] is not None and c.after[n] is None for c in updates for n in c.changed_columns)
-    texts = [v for s in dml for before, after in s.images for image in (before, after) if image
-             for v in image.values()]  # fmt: skip
+    texts = [v for s in dml for before, after in s.images for image in (before, after) if image for v in image.values()]
     assert None in texts and "" in texts
     assert any('"' in t and "'" in t and "\\" in t for t in texts if t)
     assert any(ord(ch) > 0xFFFF for t in texts if t for ch in t)  # beyond the BMP (emoji)
@@ -383,7 +579,9 @@ def test_datetime_fractions_never_end_in_zero_so_mysql_and_spark_text_agree() ->
                     value = row[column.name]
                     if isinstance(value, datetime) and column.type.fsp:
                         digits = f"{value.microsecond:06d}"
-                        assert digits[column.type.fsp - 1] != "0" and digits[column.type.fsp:] == "0" * (6 - column.type.fsp)
+                        assert digits[column.type.fsp - 1] != "0" and digits[column.type.fsp :] == "0" * (
+                            6 - column.type.fsp
+                        )
                     elif isinstance(value, datetime):
                         assert value.microsecond == 0
 
@@ -443,11 +641,16 @@ def _decode(format_name: str, line: str) -> list[tuple]:
             return []
         op = value["action"]
         return [
-            _row(op, value["db"], value["table"], value["pks"],
-                 value["before"][i] if op == "UPDATE" else data if op == "DELETE" else None,
-                 None if op == "DELETE" else data)
+            _row(
+                op,
+                value["db"],
+                value["table"],
+                value["pks"],
+                value["before"][i] if op == "UPDATE" else data if op == "DELETE" else None,
+                None if op == "DELETE" else data,
+            )
             for i, data in enumerate(value["data"])
-        ]  # fmt: skip
+        ]
     if format_name == "debezium_json":
         payload = value.get("payload", value)
         if "ddl" in payload:
@@ -456,9 +659,13 @@ def _decode(format_name: str, line: str) -> list[tuple]:
         if "schema" in value:
             after_schema = next(f for f in value["schema"]["fields"] if f["field"] == "after")
             fields = {f["field"]: f for f in after_schema["fields"]}
-        decode = lambda image: None if image is None else {  # noqa: E731
-            n: _debezium_value(v, fields.get(n, {})) for n, v in image.items()
-        }
+        decode = lambda image: (
+            None
+            if image is None
+            else {  # noqa: E731
+                n: _debezium_value(v, fields.get(n, {})) for n, v in image.items()
+            }
+        )
         op = {"c": "INSERT", "u": "UPDATE", "d": "DELETE"}[payload["op"]]
         source = payload["source"]
         key = KEYS[(source["db"], source["table"])]  # a Debezium value carries no key names
@@ -474,8 +681,13 @@ def _decode(format_name: str, line: str) -> list[tuple]:
     return [_row(op, value["db"], value["table"], value["keys"], before, image)]
 
 
-KEYS = {("shop", "customers"): ["id"], ("shop", "orders"): ["order_id", "line_no"],
-        ("crm", "notes"): ["code"], ("shop", "import_batch"): ["id"], ("shop", "import_batch_old"): ["id"]}  # fmt: skip
+KEYS = {
+    ("shop", "customers"): ["id"],
+    ("shop", "orders"): ["order_id", "line_no"],
+    ("crm", "notes"): ["code"],
+    ("shop", "import_batch"): ["id"],
+    ("shop", "import_batch_old"): ["id"],
+}
 
 
 def _oms_text(value: dict | None) -> str | None:
@@ -525,12 +737,24 @@ def _decode_oms(lines: list[str]) -> list[tuple]:
                     images = {"array": json.loads(text.getvalue())["images"]}
                 record = {**record, f"{side}Images": images}
         names = [field["name"] for field in record["fields"]["array"]]
-        image = lambda images: None if images is None else {  # noqa: E731
-            name: _oms_text(cv["value"]) for name, cv in zip(names, images["array"], strict=True)
-        }
+        image = lambda images: (
+            None
+            if images is None
+            else {  # noqa: E731
+                name: _oms_text(cv["value"]) for name, cv in zip(names, images["array"], strict=True)
+            }
+        )
         key = [names[i] for i in record["pkIndexes"]["array"]]
-        rows.append(_row(op, record["schemaName"]["string"], record["tableName"]["string"], key,
-                         image(record["beforeImages"]), image(record["afterImages"])))  # fmt: skip
+        rows.append(
+            _row(
+                op,
+                record["schemaName"]["string"],
+                record["tableName"]["string"],
+                key,
+                image(record["beforeImages"]),
+                image(record["afterImages"]),
+            )
+        )
     assert pieces == {}
     return rows
 
@@ -542,8 +766,16 @@ def test_every_format_decodes_to_the_expected_row_changes(format_name: str) -> N
     expected, decoded = Counter(), Counter()
     for statement in logical_stream(3, 600):
         for row in expected_row_changes(statement):
-            expected[_row(row["operation"], row["database"], row["table"], json.loads(row["primary_key"]),
-                          row["before_image"], row["after_image"])] += 1  # fmt: skip
+            expected[
+                _row(
+                    row["operation"],
+                    row["database"],
+                    row["table"],
+                    json.loads(row["primary_key"]),
+                    row["before_image"],
+                    row["after_image"],
+                )
+            ] += 1
         lines = FORMATS[format_name].encode(statement)
         if format_name == "oms_avro":
             decoded.update(_decode_oms(lines))
@@ -560,9 +792,10 @@ def test_every_format_decodes_to_the_expected_row_changes(format_name: str) -> N
 def _lines_in(folder: Path) -> list[str]:
     # Only "\n" ends a line: OMS shard bytes hold characters str.splitlines() splits on.
     return [
-        line for path in sorted(folder.glob("part-*.jsonl"))
+        line
+        for path in sorted(folder.glob("part-*.jsonl"))
         for line in path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
-    ]  # fmt: skip
+    ]
 
 
 def test_generate_rolls_files_at_the_size_and_loses_no_line(tmp_path: Path) -> None:
@@ -586,8 +819,24 @@ def test_generate_rolls_files_at_the_size_and_loses_no_line(tmp_path: Path) -> N
 
 def test_cli_writes_landing_folders_and_expected_results(tmp_path: Path, capsys) -> None:
     out = tmp_path / "landing"
-    assert main(["--out", str(out), "--messages", "60", "--seed", "2", "--formats",
-                 "canal_json,kafka_river_json", "--file-size", "8K", "--quiet"]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "--out",
+                str(out),
+                "--messages",
+                "60",
+                "--seed",
+                "2",
+                "--formats",
+                "canal_json,kafka_river_json",
+                "--file-size",
+                "8K",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().err == ""
     assert sorted(p.name for p in out.iterdir()) == ["_expected", "canal_json", "kafka_river_json"]
     assert len(list((out / "canal_json").glob("part-*.jsonl"))) > 1
@@ -600,10 +849,15 @@ def test_cli_writes_landing_folders_and_expected_results(tmp_path: Path, capsys)
     ddl = (out / "_expected/canal_json/schema_changes.jsonl").read_text().splitlines()
     assert len(ddl) == sum(1 for s in statements if s.schema_change)
     assert (out / "_expected/kafka_river_json/schema_changes.jsonl").read_text() == ""  # no DDL
-    assert json.loads((out / "_expected/dbt_vars.json").read_text()) == {"cdc_primary_keys": {
-        "shop.customers": ["id"], "shop.orders": ["order_id", "line_no"], "crm.notes": ["code"],
-        "shop.import_batch": ["id"], "shop.import_batch_old": ["id"],
-    }}  # fmt: skip
+    assert json.loads((out / "_expected/dbt_vars.json").read_text()) == {
+        "cdc_primary_keys": {
+            "shop.customers": ["id"],
+            "shop.orders": ["order_id", "line_no"],
+            "crm.notes": ["code"],
+            "shop.import_batch": ["id"],
+            "shop.import_batch_old": ["id"],
+        }
+    }
 
 
 def test_cli_console_script_shows_a_progress_bar_unless_quiet(tmp_path: Path) -> None:

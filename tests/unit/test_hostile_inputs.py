@@ -34,7 +34,9 @@ FORMAT_NAMES = tuple(FORMAT_RULES)
 @pytest.mark.parametrize("name", FORMAT_NAMES)
 def test_mutation_plan_is_reproducible_from_its_seed(name: str) -> None:
     rules = FORMAT_RULES[name]
-    sources = mutable_sources(rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)])
+    sources = mutable_sources(
+        rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)]
+    )
     first = [m.line for m in plan(rules, sources, sources[:3], SEED)]
     assert first == [m.line for m in plan(rules, sources, sources[:3], SEED)]
     assert first != [m.line for m in plan(rules, sources, sources[:3], SEED + 1)]
@@ -45,7 +47,9 @@ def test_hostile_lines_are_what_their_class_says(name: str) -> None:
     """Truncated, NaN and too-deep lines are not JSON; duplicate keys repeat a key; a wrong type
     is not a type the field allows; blank lines are blank."""
     rules = FORMAT_RULES[name]
-    sources = mutable_sources(rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)])
+    sources = mutable_sources(
+        rules, [(s.seq, line) for s in logical_stream(SEED, 10) for line in FORMATS[name].encode(s)]
+    )
     for mutant in plan(rules, sources, sources[:3], SEED):
         if mutant.mutation in ("truncated", "non_numeric_number") or (
             mutant.mutation == "deep_nesting" and mutant.expected[0] == {("rejected", "malformed_json")}

@@ -22,20 +22,57 @@ REPO = Path(__file__).resolve().parents[2]
 
 # 002's appendix "jdbcType 与数字对照表", typed in from the spec document.
 SPEC_JDBC_TYPES = {
-    "unknown": 10000, "ARRAY": 2003, "BIGINT": -5, "BINARY": -2, "BIT": -7, "BLOB": 2004,
-    "BOOLEAN": 16, "CHAR": 1, "CLOB": 2005, "DATALINK": 70, "DATE": 91, "DECIMAL": 3,
-    "DISTINCT": 2001, "DOUBLE": 8, "FLOAT": 6, "INTEGER": 4, "JAVA_OBJECT": 2000,
-    "LONGVARBINARY": -4, "LONGVARCHAR": -1, "NULL": 0, "NUMERIC": 2, "OTHER": 1111, "REAL": 7,
-    "REF": 2006, "SMALLINT": 5, "STRUCT": 2002, "TIME": 92, "TIMESTAMP": 93, "TINYINT": -6,
-    "VARBINARY": -3, "VARCHAR": 12,
-}  # fmt: skip
+    "unknown": 10000,
+    "ARRAY": 2003,
+    "BIGINT": -5,
+    "BINARY": -2,
+    "BIT": -7,
+    "BLOB": 2004,
+    "BOOLEAN": 16,
+    "CHAR": 1,
+    "CLOB": 2005,
+    "DATALINK": 70,
+    "DATE": 91,
+    "DECIMAL": 3,
+    "DISTINCT": 2001,
+    "DOUBLE": 8,
+    "FLOAT": 6,
+    "INTEGER": 4,
+    "JAVA_OBJECT": 2000,
+    "LONGVARBINARY": -4,
+    "LONGVARCHAR": -1,
+    "NULL": 0,
+    "NUMERIC": 2,
+    "OTHER": 1111,
+    "REAL": 7,
+    "REF": 2006,
+    "SMALLINT": 5,
+    "STRUCT": 2002,
+    "TIME": 92,
+    "TIMESTAMP": 93,
+    "TINYINT": -6,
+    "VARBINARY": -3,
+    "VARCHAR": 12,
+}
 
 # 000's CanalEntry.EventType enum: name -> number (the second constructor argument).
 SPEC_CANAL_EVENT_TYPES = {
-    "INSERT": 1, "UPDATE": 2, "DELETE": 3, "CREATE": 4, "ALTER": 5, "ERASE": 6, "QUERY": 7,
-    "TRUNCATE": 8, "RENAME": 9, "CINDEX": 10, "DINDEX": 11, "GTID": 12, "XACOMMIT": 13,
-    "XAROLLBACK": 14, "MHEARTBEAT": 15,
-}  # fmt: skip
+    "INSERT": 1,
+    "UPDATE": 2,
+    "DELETE": 3,
+    "CREATE": 4,
+    "ALTER": 5,
+    "ERASE": 6,
+    "QUERY": 7,
+    "TRUNCATE": 8,
+    "RENAME": 9,
+    "CINDEX": 10,
+    "DINDEX": 11,
+    "GTID": 12,
+    "XACOMMIT": 13,
+    "XAROLLBACK": 14,
+    "MHEARTBEAT": 15,
+}
 
 ROW_CHANGES_SCHEMA = StructType(
     [
@@ -51,9 +88,7 @@ def _jdbc_types_seed(spark: SparkSession, pairs: list[tuple[str, int]]) -> DataF
 
 
 def _canal_event_types_seed(spark: SparkSession, rows: list[tuple[str, int, int, str]]) -> DataFrame:
-    return spark.createDataFrame(
-        rows, "event_type string, event_type_index int, event_type_number int, carries string"
-    )
+    return spark.createDataFrame(rows, "event_type string, event_type_index int, event_type_number int, carries string")
 
 
 def _read_seed(spark: SparkSession, name: str, ddl: str) -> DataFrame:
@@ -82,11 +117,15 @@ def test_literal_map_builds_a_typed_map_literal_from_pairs(spark: SparkSession) 
 
 def test_literal_map_lookup_of_an_absent_key_is_null_not_an_error(spark: SparkSession) -> None:
     names = literal_map([(12, "VARCHAR"), (4, "INTEGER")])
-    row = spark.range(1).select(
-        F.try_element_at(names, F.lit(4)).alias("known"),
-        F.try_element_at(names, F.lit(424242)).alias("unknown"),
-        F.try_element_at(names, F.lit(None).cast("int")).alias("null_key"),
-    ).first()
+    row = (
+        spark.range(1)
+        .select(
+            F.try_element_at(names, F.lit(4)).alias("known"),
+            F.try_element_at(names, F.lit(424242)).alias("unknown"),
+            F.try_element_at(names, F.lit(None).cast("int")).alias("null_key"),
+        )
+        .first()
+    )
     assert row.asDict() == {"known": "INTEGER", "unknown": None, "null_key": None}
 
 
@@ -260,18 +299,16 @@ def test_label_row_changes_keeps_every_row_and_column_value(
     ).repartition(3)
     labelled = label_row_changes(row_changes, *small_seeds)
     assert labelled.count() == 200
-    assert sorted(
-        (r.change_id, r.operation, r.column_jdbc_types["c"]) for r in labelled.collect()
-    ) == sorted((str(i), ["INSERT", "UPDATE", "DELETE", "NOPE"][i % 4], i % 13) for i in range(200))
+    assert sorted((r.change_id, r.operation, r.column_jdbc_types["c"]) for r in labelled.collect()) == sorted(
+        (str(i), ["INSERT", "UPDATE", "DELETE", "NOPE"][i % 4], i % 13) for i in range(200)
+    )
 
 
 # --------------------------------------------------------------------- with_mysql_types
 
 
 def test_with_mysql_types_names_dts_type_numbers_only(spark: SparkSession) -> None:
-    seed = _read_seed(
-        spark, "dts_mysql_data_types", "data_type_number int, field_type string, mysql_type_name string"
-    )
+    seed = _read_seed(spark, "dts_mysql_data_types", "data_type_number int, field_type string, mysql_type_name string")
     row_changes = spark.createDataFrame(
         [
             ("dts", "dts_avro", {"id": "3", "name": "15", "price": "246", "odd": "999", "bad": "x"}),
@@ -280,7 +317,10 @@ def test_with_mysql_types_names_dts_type_numbers_only(spark: SparkSession) -> No
         ],
         "change_id string, source_format string, column_types map<string, string>",
     )
-    named = {row["change_id"]: row["column_types"] for row in with_mysql_types(row_changes, "dts_avro", seed, "data_type_number", "mysql_type_name").collect()}
+    named = {
+        row["change_id"]: row["column_types"]
+        for row in with_mysql_types(row_changes, "dts_avro", seed, "data_type_number", "mysql_type_name").collect()
+    }
     assert named == {
         # Unknown numbers and non-numbers keep their text.
         "dts": {"id": "int", "name": "varchar", "price": "decimal", "odd": "999", "bad": "x"},
@@ -298,7 +338,10 @@ def test_with_mysql_types_names_an_oms_row_change_s_types_from_the_seed(spark: S
         "change_id string, source_format string, column_types map<string, string>",
     )
     seed = _read_seed(spark, "oms_data_types", "data_type string, mysql_type string")
-    labelled = {row["change_id"]: row["column_types"] for row in with_mysql_types(rows, "oms_avro", seed, "data_type", "mysql_type").collect()}
+    labelled = {
+        row["change_id"]: row["column_types"]
+        for row in with_mysql_types(rows, "oms_avro", seed, "data_type", "mysql_type").collect()
+    }
     assert labelled == {
         "oms": {"id": "int", "price": "decimal", "odd": "NOT_A_TYPE"},
         "canal": {"id": "int(11)"},

@@ -27,12 +27,22 @@ def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     shutil.copy(REPO / "profiles.example.yml", root / "profiles" / "profiles.yml")
     done = subprocess.run(
         [
-            str(DBT), "parse", "--profiles-dir", str(root / "profiles"),
-            "--target-path", str(root / "target"), "--log-path", str(root / "logs"),
+            str(DBT),
+            "parse",
+            "--profiles-dir",
+            str(root / "profiles"),
+            "--target-path",
+            str(root / "target"),
+            "--log-path",
+            str(root / "logs"),
         ],
-        cwd=REPO, env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        cwd=REPO,
+        env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout[-4000:]
     return json.loads((root / "target" / "manifest.json").read_text())
 
@@ -69,9 +79,9 @@ def test_staging_reads_only_its_own_format_and_marts_read_no_source(manifest: di
         for parent_id in node["depends_on"]["nodes"]:
             parent = nodes[parent_id]
             if layer == "staging":
-                same_format = (
-                    parent["resource_type"] == "source" and parent["source_name"] == format_name
-                ) or (parent["resource_type"] == "model" and _layer(parent) == ("staging", format_name))
+                same_format = (parent["resource_type"] == "source" and parent["source_name"] == format_name) or (
+                    parent["resource_type"] == "model" and _layer(parent) == ("staging", format_name)
+                )
                 if not same_format:
                     wrong.append((node["name"], parent_id))
             elif layer == "marts" and parent["resource_type"] == "source":
@@ -81,9 +91,10 @@ def test_staging_reads_only_its_own_format_and_marts_read_no_source(manifest: di
 
 def test_every_model_source_seed_and_column_is_described(manifest: dict[str, Any]) -> None:
     documented = [
-        n for n in [*manifest["nodes"].values(), *manifest["sources"].values()]
+        n
+        for n in [*manifest["nodes"].values(), *manifest["sources"].values()]
         if n["resource_type"] in {"model", "seed", "source"}
-    ]  # fmt: skip
+    ]
     assert len(documented) > 25
     undescribed = [n["unique_id"] for n in documented if not n["description"].strip()]
     undescribed += [
@@ -99,9 +110,10 @@ def test_every_model_source_seed_and_column_is_described(manifest: dict[str, Any
 def test_every_model_has_a_test(manifest: dict[str, Any]) -> None:
     tested = {
         parent
-        for node in manifest["nodes"].values() if node["resource_type"] == "test"
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "test"
         for parent in node["depends_on"]["nodes"]
-    } | {test["depends_on"]["nodes"][0] for test in manifest["unit_tests"].values()}  # fmt: skip
+    } | {test["depends_on"]["nodes"][0] for test in manifest["unit_tests"].values()}
     assert [n["unique_id"] for n in _models(manifest) if n["unique_id"] not in tested] == []
 
 
@@ -144,8 +156,9 @@ def test_every_macro_and_argument_is_described(manifest: dict[str, Any]) -> None
             wrong.append((macro["name"], f"arguments {documented} != signature {_signature(macro)}"))
         wrong += [
             (macro["name"], f"argument {argument['name']} not described")
-            for argument in macro["arguments"] if not argument["description"].strip()
-        ]  # fmt: skip
+            for argument in macro["arguments"]
+            if not argument["description"].strip()
+        ]
     assert wrong == []
 
 
@@ -157,9 +170,10 @@ def test_every_mart_has_a_consumer_and_consumers_read_marts(manifest: dict[str, 
     assert sorted(marts - consumed) == []
     assert sorted(consumed - marts) == []
     undescribed = [
-        e["unique_id"] for e in exposures
+        e["unique_id"]
+        for e in exposures
         if not e["description"].strip() or not (e["owner"].get("name") or e["owner"].get("email"))
-    ]  # fmt: skip
+    ]
     assert undescribed == []
 
 
@@ -176,9 +190,8 @@ def test_every_mart_enforces_a_contract_naming_and_typing_every_column(manifest:
 
 def _tests_of(manifest: dict[str, Any], unique_id: str) -> list[dict[str, Any]]:
     return [
-        n for n in manifest["nodes"].values()
-        if n["resource_type"] == "test" and n.get("attached_node") == unique_id
-    ]  # fmt: skip
+        n for n in manifest["nodes"].values() if n["resource_type"] == "test" and n.get("attached_node") == unique_id
+    ]
 
 
 def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifest: dict[str, Any]) -> None:
@@ -191,13 +204,13 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         "dim_current_rows": {("unique_combination", None), ("unique", "last_change_id")},
     }
     accepted = {
-        "fct_row_changes": {"operation"}, "fct_schema_changes": {"ddl_kind"}, "fct_rejected_messages": {"reason"},
+        "fct_row_changes": {"operation"},
+        "fct_schema_changes": {"ddl_kind"},
+        "fct_rejected_messages": {"reason"},
         "dim_row_versions": {"opened_by_operation", "closed_by_operation"},
-    }  # fmt: skip
+    }
     for mart in _marts(manifest):
-        tests = {
-            (t["test_metadata"]["name"], t.get("column_name")) for t in _tests_of(manifest, mart["unique_id"])
-        }
+        tests = {(t["test_metadata"]["name"], t.get("column_name")) for t in _tests_of(manifest, mart["unique_id"])}
         assert keys[mart["name"]] <= tests, mart["name"]
         assert {(("accepted_values", c)) for c in accepted.get(mart["name"], ())} <= tests, mart["name"]
 

@@ -90,9 +90,7 @@ def _write_project(root: Path) -> Dict[str, str]:
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "2",
         "spark.sql.warehouse.dir": str(spark_dir / "warehouse"),
-        "javax.jdo.option.ConnectionURL": (
-            f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true"
-        ),
+        "javax.jdo.option.ConnectionURL": (f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={spark_dir}",
     }
     profile = {
@@ -118,9 +116,7 @@ def _write_project(root: Path) -> Dict[str, str]:
 def _dbt(project: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_USE_COLORS": "false"}
     cmd = [DBT, *args, "--project-dir", project, "--profiles-dir", project]
-    return subprocess.run(
-        cmd, cwd=project, env=env, capture_output=True, text=True, timeout=900, check=False
-    )
+    return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, timeout=900, check=False)
 
 
 _READ_BACK = textwrap.dedent(

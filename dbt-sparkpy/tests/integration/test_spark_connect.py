@@ -138,4 +138,3 @@ def test_connect_url_runs_model_on_spark_connect_server(connect_server: str, tmp
     ]
     assert "no_such_table_on_connect" in result["error"]
     assert "failed with traceback" in result["error"]
-

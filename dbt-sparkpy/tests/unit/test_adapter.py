@@ -158,4 +158,3 @@ def test_connect_url_next_to_classic_session_is_a_clear_dbt_error(spark: SparkSe
     helper = _helper(_creds(method="thrift", connect_url="sc://localhost:1"))
     with pytest.raises(DbtRuntimeError, match="PySpark cannot mix the two"):
         helper.submit("raise AssertionError('must not run')\n")
-

@@ -44,18 +44,32 @@ ROW_OPERATIONS = ("INSERT", "UPDATE", "DELETE")
 SCHEMA_OPERATIONS = ("DDL",)
 # Every other symbol of the Operation enum: transaction and stream control, no rows.
 CONTROL_OPERATIONS = (
-    "BEGIN", "COMMIT", "ROLLBACK", "ABORT", "HEARTBEAT", "CHECKPOINT", "COMMAND", "FILL",
-    "FINISH", "CONTROL", "RDB", "NOOP", "INIT",
-)  # fmt: skip
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+    "ABORT",
+    "HEARTBEAT",
+    "CHECKPOINT",
+    "COMMAND",
+    "FILL",
+    "FINISH",
+    "CONTROL",
+    "RDB",
+    "NOOP",
+    "INIT",
+)
 UTF8_CHARSETS = ("utf8", "utf8mb3", "utf8mb4")
 # Charsets whose bytes are their text read as ISO-8859-1 (canal's text for binary columns).
 BYTE_CHARSETS = ("latin1", "binary")
 
 # The record's unions and their branches (Avro's JSON encoding names a branch by its type).
 UNIONS = {
-    "objectName": ("string",), "processTimestamps": ("array",), "fields": ("string", "array"),
-    "beforeImages": ("string", "array"), "afterImages": ("string", "array"),
-}  # fmt: skip
+    "objectName": ("string",),
+    "processTimestamps": ("array",),
+    "fields": ("string", "array"),
+    "beforeImages": ("string", "array"),
+    "afterImages": ("string", "array"),
+}
 # String fields: Spark's parser reads any JSON value given for one as its text.
 TEXT_FIELDS = ("sourcePosition", "safeSourcePosition", "sourceTxid", "operation")
 
@@ -100,11 +114,15 @@ def _byte_string_ok(text: Column) -> Column:
 
 def _wkb_header_ok(text: Column) -> Column:
     """A WKB header (byte order 0/1, geometry type 1-7) at the start of a byte string."""
-    little = (F.substring(text, 1, 1) == "\x01") & (F.substring(text, 3, 3) == "\x00\x00\x00") & (
-        F.substring(text, 2, 1).between("\x01", "\x07")
+    little = (
+        (F.substring(text, 1, 1) == "\x01")
+        & (F.substring(text, 3, 3) == "\x00\x00\x00")
+        & (F.substring(text, 2, 1).between("\x01", "\x07"))
     )
-    big = (F.substring(text, 1, 1) == "\x00") & (F.substring(text, 2, 3) == "\x00\x00\x00") & (
-        F.substring(text, 5, 1).between("\x01", "\x07")
+    big = (
+        (F.substring(text, 1, 1) == "\x00")
+        & (F.substring(text, 2, 3) == "\x00\x00\x00")
+        & (F.substring(text, 5, 1).between("\x01", "\x07"))
     )
     return _is((F.length(text) >= 5) & (little | big))
 
@@ -119,27 +137,30 @@ def _two(part: Column) -> Column:
 
 
 def _fraction(micros: Column) -> Column:
-    """".ffffff" without trailing zeros; empty for whole seconds."""
+    """ ".ffffff" without trailing zeros; empty for whole seconds."""
     return F.when(micros > 0, F.concat(F.lit("."), F.regexp_replace(F.lpad(micros.cast("string"), 6, "0"), "0+$", "")))
 
 
 def datetime_text(value: Column, prefix: str) -> tuple[Column, Column]:
     """(text, is_valid) of a DateTime record at `prefix` of a variant (parts are int unions)."""
+
     def part(name: str) -> Column:
         return spark_json.get(value, f"{prefix}.{name}.int", "int")
 
     year, month, day = part("year"), part("month"), part("day")
     hour, minute, second, micros = part("hour"), part("minute"), part("second"), part("millis")
-    date_text = F.concat_ws(
-        "-", F.lpad(year.cast("string"), 4, "0"), _two(month), _two(day)
-    )
+    date_text = F.concat_ws("-", F.lpad(year.cast("string"), 4, "0"), _two(month), _two(day))
     time_text = F.when(
         hour.isNotNull(),
         F.concat(
-            _two(hour), F.lit(":"), _two(F.coalesce(minute, F.lit(0))), F.lit(":"),
-            _two(F.coalesce(second, F.lit(0))), F.coalesce(_fraction(micros), F.lit("")),
+            _two(hour),
+            F.lit(":"),
+            _two(F.coalesce(minute, F.lit(0))),
+            F.lit(":"),
+            _two(F.coalesce(second, F.lit(0))),
+            F.coalesce(_fraction(micros), F.lit("")),
         ),
-    )  # fmt: skip
+    )
     text = F.nullif(F.concat_ws(" ", F.nullif(date_text, F.lit("")), time_text), F.lit(""))
     valid = (
         _is(year.isNotNull() | hour.isNotNull())
@@ -200,12 +221,15 @@ def value_text(union: Column) -> Column:
     empty = get("$")
 
     text = (
-        F.when(branch.isin("Integer", "Decimal", "Float", "TextObject", "TextGeometry", "BinaryObject", "BinaryGeometry"), raw)
+        F.when(
+            branch.isin("Integer", "Decimal", "Float", "TextObject", "TextGeometry", "BinaryObject", "BinaryGeometry"),
+            raw,
+        )
         .when(branch == "Character", character_text)
         .when(branch == "Timestamp", timestamp_text)
         .when(branch == "DateTime", datetime_value)
         .when(branch == "TimestampWithTimeZone", F.concat_ws(" ", zoned_value, timezone))
-    )  # fmt: skip
+    )
     reason = (
         F.when(item.isNull(), F.lit(None))
         .when(_size(item) != 1, "invalid_value")
@@ -218,10 +242,12 @@ def value_text(union: Column) -> Column:
         .when(branch == "TimestampWithTimeZone", F.when(~zoned_ok | timezone.isNull(), "invalid_value"))
         .when(branch.isin("TextObject", "TextGeometry"), F.when(raw.isNull(), "invalid_value"))
         .when(branch == "BinaryObject", F.when(~bytes_ok, "invalid_value"))
-        .when(branch == "BinaryGeometry", F.when(~bytes_ok, "invalid_value").when(~geometry_ok(raw), "invalid_geometry"))
+        .when(
+            branch == "BinaryGeometry", F.when(~bytes_ok, "invalid_value").when(~geometry_ok(raw), "invalid_geometry")
+        )
         .when(branch == "EmptyObject", F.when(~_is(empty.isin("NULL", "NONE")), "invalid_value"))
         .otherwise("unknown_value_type")
-    )  # fmt: skip
+    )
     present = ~_is((branch == "EmptyObject") & (empty == "NONE"))
     return F.struct(
         present.alias("present"),
@@ -246,10 +272,7 @@ def image_map(names: Column, values: Column) -> Column:
 
 def image_reason(names: Column, items: Column, values: Column) -> Column:
     """Why an image cannot be built from the field names and the decoded values, else NULL."""
-    return (
-        F.when(_size(items) != _size(names), "invalid_row_image")
-        .otherwise(first_reason(values))
-    )
+    return F.when(_size(items) != _size(names), "invalid_row_image").otherwise(first_reason(values))
 
 
 def source_position(position: Column) -> Column:
@@ -283,8 +306,9 @@ def _unknown_union_branch(payload: Column) -> Column:
     return reduce(operator.or_, [_not_one_of(unions[name], branches) for name, branches in UNIONS.items()])
 
 
-def _message_reason(message: Column, payload: Column, names: Column,
-                    before_reason: Column, after_reason: Column) -> Column:  # fmt: skip
+def _message_reason(
+    message: Column, payload: Column, names: Column, before_reason: Column, after_reason: Column
+) -> Column:
     operation = message["operation"]
     object_name = message["objectName"].getField("string")
     return (
@@ -302,8 +326,10 @@ def _message_reason(message: Column, payload: Column, names: Column,
         .when(~operation.isin(*ROW_OPERATIONS, *SCHEMA_OPERATIONS, *CONTROL_OPERATIONS), "unknown_event_type")
         .when(operation.isin(*CONTROL_OPERATIONS), F.lit(None))
         .when(F.coalesce(F.substring_index(object_name, ".", 1), F.lit("")) == "", "missing_database")
-        .when(operation.isin(*SCHEMA_OPERATIONS),
-              F.when(F.coalesce(message["afterImages"].getField("string"), F.lit("")) == "", "missing_sql"))
+        .when(
+            operation.isin(*SCHEMA_OPERATIONS),
+            F.when(F.coalesce(message["afterImages"].getField("string"), F.lit("")) == "", "missing_sql"),
+        )
         .when(~_is(F.instr(object_name, ".") > 0), "missing_table")
         .when(_size(names) <= 0, "missing_columns")
         .when(F.exists(names, lambda name: F.coalesce(name, F.lit("")) == ""), "missing_columns")
@@ -312,7 +338,7 @@ def _message_reason(message: Column, payload: Column, names: Column,
         .when((operation == "DELETE") & (_size(message["beforeImages"].getField("array")) <= 0), "missing_row_image")
         .when((operation == "UPDATE") & (_size(message["beforeImages"].getField("array")) <= 0), "missing_old_image")
         .otherwise(F.coalesce(before_reason, after_reason))
-    )  # fmt: skip
+    )
 
 
 def decode_messages(landed: DataFrame) -> DataFrame:
@@ -323,8 +349,12 @@ def decode_messages(landed: DataFrame) -> DataFrame:
     decoded = parsed.withColumns(
         {
             "field_names": F.transform(message["fields"].getField("array"), lambda field: field["name"]),
-            "before_values": F.transform(F.transform(message["beforeImages"].getField("array"), union_branch), value_text),
-            "after_values": F.transform(F.transform(message["afterImages"].getField("array"), union_branch), value_text),
+            "before_values": F.transform(
+                F.transform(message["beforeImages"].getField("array"), union_branch), value_text
+            ),
+            "after_values": F.transform(
+                F.transform(message["afterImages"].getField("array"), union_branch), value_text
+            ),
         }
     )
     names = F.col("field_names")
@@ -332,10 +362,12 @@ def decode_messages(landed: DataFrame) -> DataFrame:
     operation = message["operation"]
     # An insert's before image and a delete's after image are not read even where sent.
     reason = _message_reason(
-        message, F.col("payload"), names,
+        message,
+        F.col("payload"),
+        names,
         F.when(operation != "INSERT", image_reason(names, before_items, F.col("before_values"))),
         F.when(operation != "DELETE", image_reason(names, after_items, F.col("after_values"))),
-    )  # fmt: skip
+    )
     checked = decoded.withColumn("rejection_reason", reason)
     rejected = F.col("rejection_reason").isNotNull()
     is_row_change = ~rejected & operation.isin(*ROW_OPERATIONS)
@@ -359,18 +391,26 @@ def decode_messages(landed: DataFrame) -> DataFrame:
         ).alias("disposition_reason"),
         message["id"].cast("string").alias("message_id"),
         F.nullif(F.substring_index(object_name, ".", 1), F.lit("")).alias("database_name"),
-        F.when(F.instr(object_name, ".") > 0, object_name.substr(F.instr(object_name, ".") + 1, F.lit(1 << 30)))
-        .alias("table_name"),
+        F.when(F.instr(object_name, ".") > 0, object_name.substr(F.instr(object_name, ".") + 1, F.lit(1 << 30))).alias(
+            "table_name"
+        ),
         operation.alias("event_type"),
         epoch_to_timestamp(message["sourceTimestamp"]).alias("event_at"),
-        epoch_to_timestamp(F.try_element_at(message["processTimestamps"].getField("array"), F.lit(-1))).alias("emitted_at"),
+        epoch_to_timestamp(F.try_element_at(message["processTimestamps"].getField("array"), F.lit(-1))).alias(
+            "emitted_at"
+        ),
         source_position(message["sourcePosition"]).alias("source_position"),
         F.nullif(message["sourceTxid"], F.lit("")).alias("source_txid"),
-        F.when(operation.isin(*SCHEMA_OPERATIONS), F.nullif(message["afterImages"].getField("string"), F.lit(""))).alias("sql_text"),
+        F.when(
+            operation.isin(*SCHEMA_OPERATIONS), F.nullif(message["afterImages"].getField("string"), F.lit(""))
+        ).alias("sql_text"),
         F.try_element_at(key_info, F.lit("PRIMARY")).alias("key_columns"),
-        F.when(is_row_change, F.map_from_arrays(
-            names, F.transform(message["fields"].getField("array"), lambda field: field["dataTypeNumber"])
-        )).alias("column_type_numbers"),
+        F.when(
+            is_row_change,
+            F.map_from_arrays(
+                names, F.transform(message["fields"].getField("array"), lambda field: field["dataTypeNumber"])
+            ),
+        ).alias("column_type_numbers"),
         F.when(is_row_change & (operation != "INSERT"), image_map(names, F.col("before_values"))).alias("before_image"),
         F.when(is_row_change & (operation != "DELETE"), image_map(names, F.col("after_values"))).alias("after_image"),
-    )  # fmt: skip
+    )

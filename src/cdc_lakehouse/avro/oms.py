@@ -70,11 +70,23 @@ RECORD_TYPE = f"""struct<
 
 # Each union field of the record and the (last segment of the) branch it must hold.
 UNION_FIELDS = {
-    "version": "int", "operation": "Operation", "xid": "string", "txind": "TxindType",
-    "position": "string", "timestamp": "long", "source": "Source", "schemaName": "string",
-    "tableName": "string", "fields": "array", "pkIndexes": "array", "ukIndexes": "array",
-    "beforeImages": "array", "afterImages": "array", "sql": "string", "tags": "map",
-}  # fmt: skip
+    "version": "int",
+    "operation": "Operation",
+    "xid": "string",
+    "txind": "TxindType",
+    "position": "string",
+    "timestamp": "long",
+    "source": "Source",
+    "schemaName": "string",
+    "tableName": "string",
+    "fields": "array",
+    "pkIndexes": "array",
+    "ukIndexes": "array",
+    "beforeImages": "array",
+    "afterImages": "array",
+    "sql": "string",
+    "tags": "map",
+}
 
 # Charset names (MySQL and Oracle spellings, lower case) a StringObject may name, and the
 # repertoire a value must keep to where it is narrower than Unicode.
@@ -85,9 +97,13 @@ _LATIN1_CHARSETS = ("iso-8859-1", "we8iso8859p1")
 _CP1252_CHARSETS = ("latin1", "cp1252", "we8mswin1252")  # MySQL's latin1 is cp1252
 _OTHER_CHARSETS = ("binary", "gbk", "gb18030", "gb2312", "zhs16gbk", "big5", "sjis", "ujis", "euckr")
 KNOWN_CHARSETS = (
-    *_UTF8_CHARSETS, *_BMP_CHARSETS, *_ASCII_CHARSETS, *_LATIN1_CHARSETS, *_CP1252_CHARSETS,
+    *_UTF8_CHARSETS,
+    *_BMP_CHARSETS,
+    *_ASCII_CHARSETS,
+    *_LATIN1_CHARSETS,
+    *_CP1252_CHARSETS,
     *_OTHER_CHARSETS,
-)  # fmt: skip
+)
 
 
 @cache
@@ -175,7 +191,9 @@ def column_value(cv: str, wkt: str) -> str:
     hours, minutes, seconds = (_get(v, name, "int") for name in ("hours", "minutes", "seconds"))
     nanos = _get(v, "nanos", "int")
     date_ok = f"{year} between 0 and 9999 and {month} between 0 and 12 and {day} between 0 and 31"
-    clock_ok = f"{minutes} between 0 and 59 and {seconds} between 0 and 59 and coalesce({nanos}, 0) between 0 and 999999999"
+    clock_ok = (
+        f"{minutes} between 0 and 59 and {seconds} between 0 and 59 and coalesce({nanos}, 0) between 0 and 999999999"
+    )
     epoch, zone = _get(v, "seconds", "bigint"), f"coalesce({_get(v, 'timezone.string', 'string')}, 'UTC')"
     zone_ok = spark_json.zone_is_valid(zone)
     bits = _get(v, "value", "string")
@@ -188,50 +206,50 @@ def column_value(cv: str, wkt: str) -> str:
         return f"named_struct('text', cast(null as string), 'error', '{reason}')"
 
     return f"""case
-        when {cv}.value is null then {ok('cast(null as string)')}
-        when size({cv}.value) != 1 then {bad('invalid_union')}
+        when {cv}.value is null then {ok("cast(null as string)")}
+        when size({cv}.value) != 1 then {bad("invalid_union")}
         when {b} in ('int', 'long') then
-            if({_get(v, '', 'bigint')} is null, {bad('invalid_number')}, {ok(f"cast({_get(v, '', 'bigint')} as string)")})
+            if({_get(v, "", "bigint")} is null, {bad("invalid_number")}, {ok(f"cast({_get(v, '', 'bigint')} as string)")})
         when {b} = 'boolean' then
-            if({_get(v, '', 'boolean')} is null, {bad('invalid_boolean')}, {ok(f"cast({_get(v, '', 'boolean')} as string)")})
+            if({_get(v, "", "boolean")} is null, {bad("invalid_boolean")}, {ok(f"cast({_get(v, '', 'boolean')} as string)")})
         when {b} = 'float' or ({b} = 'double' and {cv}.type_info = 'FLOAT') then
-            if({_get(v, '', 'float')} is null, {bad('invalid_number')}, {ok(f"cast({_get(v, '', 'float')} as string)")})
+            if({_get(v, "", "float")} is null, {bad("invalid_number")}, {ok(f"cast({_get(v, '', 'float')} as string)")})
         when {b} = 'double' then
-            if({_get(v, '', 'double')} is null, {bad('invalid_number')}, {ok(f"cast({_get(v, '', 'double')} as string)")})
+            if({_get(v, "", "double")} is null, {bad("invalid_number")}, {ok(f"cast({_get(v, '', 'double')} as string)")})
         when {b} = 'string' then {ok(text)}
-        when {b} = 'bytes' then if({latin1}, {ok(f"hex({bytes_})")}, {bad('invalid_bytes')})
+        when {b} = 'bytes' then if({latin1}, {ok(f"hex({bytes_})")}, {bad("invalid_bytes")})
         when {b} = 'StringObject' then
             if({charset_error(s_charset, s_value)} is null, {ok(s_value)},
                named_struct('text', cast(null as string), 'error', {charset_error(s_charset, s_value)}))
         when {b} = 'DecimalObject' then
             if({d_value} rlike '^-?[0-9]+(\\\\.[0-9]+)?$' and {d_scale} >= 0
                and length(regexp_extract({d_value}, '\\\\.([0-9]+)$', 1)) <= {d_scale},
-               {ok(decimal_text(d_value, d_scale))}, {bad('invalid_decimal')})
+               {ok(decimal_text(d_value, d_scale))}, {bad("invalid_decimal")})
         when {b} = 'DateObject' then
-            if({date_ok}, {ok(f"format_string('%04d-%02d-%02d', {year}, {month}, {day})")}, {bad('invalid_date')})
+            if({date_ok}, {ok(f"format_string('%04d-%02d-%02d', {year}, {month}, {day})")}, {bad("invalid_date")})
         when {b} = 'TimeObject' then
             if({hours} between 0 and 838 and {clock_ok},
                {ok(f"concat(if(coalesce({_get(v, 'negative', 'boolean')}, false), '-', ''), format_string('%02d:%02d:%02d', {hours}, {minutes}, {seconds}), {fraction(nanos)})")},
-               {bad('invalid_time')})
+               {bad("invalid_time")})
         when {b} = 'DateTimeObject' then
             if({date_ok} and {hours} between 0 and 23 and {clock_ok},
                {ok(f"concat(format_string('%04d-%02d-%02d %02d:%02d:%02d', {year}, {month}, {day}, {hours}, {minutes}, {seconds}), {fraction(nanos)})")},
-               {bad('invalid_datetime')})
+               {bad("invalid_datetime")})
         when {b} = 'TimestampObject' then
             case
-                when {epoch} is null or not coalesce({nanos} between 0 and 999999999, false) then {bad('invalid_timestamp')}
-                when not {zone_ok} then {bad('invalid_time_zone')}
+                when {epoch} is null or not coalesce({nanos} between 0 and 999999999, false) then {bad("invalid_timestamp")}
+                when not {zone_ok} then {bad("invalid_time_zone")}
                 else {ok(f"concat(date_format(from_utc_timestamp(timestamp_seconds({epoch}), {zone}), 'yyyy-MM-dd HH:mm:ss'), {fraction(nanos)})")}
             end
         when {b} = 'BitObject' then
-            if({bits} rlike '^[01]{{1,64}}$', {ok(f"conv({bits}, 2, 10)")}, {bad('invalid_bit')})
+            if({bits} rlike '^[01]{{1,64}}$', {ok(f"conv({bits}, 2, 10)")}, {bad("invalid_bit")})
         when {b} = 'EnumSetValue' then
-            if({s_value} is null, {bad('invalid_enum_set')}, {ok(s_value)})
+            if({s_value} is null, {bad("invalid_enum_set")}, {ok(s_value)})
         when {b} = 'GeometryValue' then
-            if({srid} is not null and {latin1.replace(text, _get(v, 'wkb', 'string'))}
+            if({srid} is not null and {latin1.replace(text, _get(v, "wkb", "string"))}
                and try_element_at({wkt}, {wkb}) is not null,
-               {ok(f"concat('SRID=', {srid}, ';', try_element_at({wkt}, {wkb}))")}, {bad('invalid_wkb')})
-        else {bad('unknown_value_branch')}
+               {ok(f"concat('SRID=', {srid}, ';', try_element_at({wkt}, {wkb}))")}, {bad("invalid_wkb")})
+        else {bad("unknown_value_branch")}
     end"""
 
 
@@ -240,7 +258,7 @@ def geometry_wkbs(images: str) -> str:
     cv = "geometry_value"
     wkb = _get(union_value(f"{cv}.value"), "wkb", "string")
     return f"""array_distinct(transform(
-        filter(flatten({images}), {cv} -> size({cv}.value) = 1 and {branch(f'{cv}.value')} = 'GeometryValue'
+        filter(flatten({images}), {cv} -> size({cv}.value) = 1 and {branch(f"{cv}.value")} = 'GeometryValue'
             and {wkb} rlike '^[\\\\x{{0}}-\\\\x{{ff}}]*$'),
         {cv} -> encode({wkb}, 'ISO-8859-1')
     ))"""
@@ -258,8 +276,15 @@ def wkb_to_wkt(wkb: bytes) -> str | None:
     return text if end == len(wkb) else None
 
 
-_KINDS = {1: "POINT", 2: "LINESTRING", 3: "POLYGON", 4: "MULTIPOINT", 5: "MULTILINESTRING",
-          6: "MULTIPOLYGON", 7: "GEOMETRYCOLLECTION"}  # fmt: skip
+_KINDS = {
+    1: "POINT",
+    2: "LINESTRING",
+    3: "POLYGON",
+    4: "MULTIPOINT",
+    5: "MULTILINESTRING",
+    6: "MULTIPOLYGON",
+    7: "GEOMETRYCOLLECTION",
+}
 
 
 def _number(value: float) -> str:
@@ -346,8 +371,12 @@ def image_holder_schema() -> dict[str, Any]:
     array's (a record adds no bytes), and fastavro's JSON writer needs a record."""
     schema = record_schema()
     field = next(f for f in schema["fields"] if f["name"] == "beforeImages")
-    holder = {"type": "record", "name": "ImageHolder", "namespace": schema["namespace"],
-              "fields": [{"name": "images", "type": field["type"][1]}]}  # fmt: skip
+    holder = {
+        "type": "record",
+        "name": "ImageHolder",
+        "namespace": schema["namespace"],
+        "fields": [{"name": "images", "type": field["type"][1]}],
+    }
     parsed: dict[str, Any] = fastavro.parse_schema(holder)
     return parsed
 
@@ -388,22 +417,29 @@ def parse_rejection_reason() -> Column:
             if({parse_fails}, 'malformed_json', 'invalid_field_type')
         when not ({unions}) then 'unknown_union_branch'
         when record.operation is null then 'missing_event_type'
-        when {union_value('record.operation')} not in {sql_list(OPERATIONS)} then 'unknown_event_type'
+        when {union_value("record.operation")} not in {sql_list(OPERATIONS)} then 'unknown_event_type'
     end""")
 
 
 def with_fields(records: DataFrame) -> DataFrame:
     """The record's union fields unwrapped, as columns."""
     names = {
-        "operation": "operation", "xid": "transaction_id", "txind": "transaction_flag",
-        "position": "source_position", "schemaName": "database_name", "tableName": "table_name",
-        "sql": "sql_text", "fields": "fields", "pkIndexes": "pk_indexes", "ukIndexes": "uk_indexes",
-        "beforeImages": "before_images", "afterImages": "after_images", "timestamp": "epoch_seconds",
+        "operation": "operation",
+        "xid": "transaction_id",
+        "txind": "transaction_flag",
+        "position": "source_position",
+        "schemaName": "database_name",
+        "tableName": "table_name",
+        "sql": "sql_text",
+        "fields": "fields",
+        "pkIndexes": "pk_indexes",
+        "ukIndexes": "uk_indexes",
+        "beforeImages": "before_images",
+        "afterImages": "after_images",
+        "timestamp": "epoch_seconds",
         "source": "source",
-    }  # fmt: skip
-    return records.withColumns(
-        {column: F.expr(union_value(f"record.{field}")) for field, column in names.items()}
-    )
+    }
+    return records.withColumns({column: F.expr(union_value(f"record.{field}")) for field, column in names.items()})
 
 
 def reassemble_shards(records: DataFrame) -> DataFrame:
@@ -413,11 +449,16 @@ def reassemble_shards(records: DataFrame) -> DataFrame:
     shard_set = Window.partitionBy("record.id")
     firsts = records.withColumn("shard_copy", F.row_number().over(first_copy))
     pieces = F.collect_list(
-        F.when(F.col("shard_copy") == 1, F.struct(
-            F.col("record.index").alias("index"), F.col("record.total").alias("total"),
-            F.col("record.beforeImageBytes").alias("before"), F.col("record.afterImageBytes").alias("after"),
-        ))
-    ).over(shard_set)  # fmt: skip
+        F.when(
+            F.col("shard_copy") == 1,
+            F.struct(
+                F.col("record.index").alias("index"),
+                F.col("record.total").alias("total"),
+                F.col("record.beforeImageBytes").alias("before"),
+                F.col("record.afterImageBytes").alias("after"),
+            ),
+        )
+    ).over(shard_set)
     sets = firsts.withColumn("pieces", F.array_sort(pieces))
     complete = F.expr(
         "transform(pieces, piece -> piece.index) = sequence(0, record.total - 1)"
@@ -443,9 +484,7 @@ def reassemble_shards(records: DataFrame) -> DataFrame:
 
 def _images_from(shard_json: str, images: str) -> Column:
     """The images a shard set's bytes spell, else the record's own."""
-    return F.expr(
-        f"if({shard_json} is null, {images}, from_json({shard_json}, '{IMAGE_TYPE}'))"
-    )
+    return F.expr(f"if({shard_json} is null, {images}, from_json({shard_json}, '{IMAGE_TYPE}'))")
 
 
 def decode_images(messages: DataFrame) -> DataFrame:
@@ -454,17 +493,12 @@ def decode_images(messages: DataFrame) -> DataFrame:
     names = "transform(fields, field -> field.name)"
     wkbs = F.expr(geometry_wkbs("filter(array(before_images, after_images), image -> image is not null)"))
     with_wkt = messages.withColumn("wkt", F.when(F.size(wkbs) > 0, wkbs))
-    with_wkt = with_wkt.withColumn(
-        "wkt", F.when(F.col("wkt").isNotNull(), F.map_from_arrays("wkt", _wkts("wkt")))
-    )
+    with_wkt = with_wkt.withColumn("wkt", F.when(F.col("wkt").isNotNull(), F.map_from_arrays("wkt", _wkts("wkt"))))
     decoded = {
-        side: F.expr(f"transform({side}_images, cv -> {column_value('cv', 'wkt')})")
-        for side in ("before", "after")
+        side: F.expr(f"transform({side}_images, cv -> {column_value('cv', 'wkt')})") for side in ("before", "after")
     }
     out = with_wkt.withColumns({f"{side}_values": column for side, column in decoded.items()})
-    image_ok = (
-        f"(size(array_compact({names})) = size(fields) and size(array_distinct({names})) = size(fields))"
-    )
+    image_ok = f"(size(array_compact({names})) = size(fields) and size(array_distinct({names})) = size(fields))"
     return out.withColumns(
         {
             "fields_valid": F.expr(image_ok),
@@ -504,8 +538,8 @@ def message_rejection_reason() -> Column:
         when operation in ('DELETE', 'UPDATE') and before_images is null then 'missing_row_image'
         when (before_images is not null and size(before_images) != size(fields))
             or (after_images is not null and size(after_images) != size(fields)) then 'image_field_count_mismatch'
-        when {key_columns('coalesce(pk_indexes, array())')} is null
-            or exists(coalesce(uk_indexes, array()), uk -> {key_columns('uk')} is null) then 'invalid_key_index'
+        when {key_columns("coalesce(pk_indexes, array())")} is null
+            or exists(coalesce(uk_indexes, array()), uk -> {key_columns("uk")} is null) then 'invalid_key_index'
         else value_error
     end)""")
 
@@ -518,9 +552,12 @@ def decode_messages(landed: DataFrame) -> DataFrame:
     is_shard = F.col("parse_reason").isNull() & (F.col("record.total") >= 1)
     shards = reassemble_shards(parsed.where(maybe_shard & is_shard))
     others = parsed.where(~(maybe_shard & is_shard)).withColumns(
-        {"shard_reason": F.lit(None).cast("string"), "before_shard_json": F.lit(None).cast("string"),
-         "after_shard_json": F.lit(None).cast("string")}
-    )  # fmt: skip
+        {
+            "shard_reason": F.lit(None).cast("string"),
+            "before_shard_json": F.lit(None).cast("string"),
+            "after_shard_json": F.lit(None).cast("string"),
+        }
+    )
     records = with_fields(shards.unionByName(others))
     records = records.withColumns(
         {
@@ -584,14 +621,20 @@ def _message_columns() -> list[Column]:
         F.lit(None).cast("timestamp").alias("emitted_at"),
         "source_position",
         F.expr("nullif(sql_text, '')").alias("sql_text"),
-        F.when(usable, F.expr(
-            "map_from_arrays(transform(fields, field -> field.name),"
-            " transform(coalesce(after_images, before_images), cv -> cv.type_info))"
-        )).alias("column_types"),
-        F.when(usable, F.expr(
-            "map_from_arrays(transform(fields, field -> field.name),"
-            " transform(fields, field -> field.dataTypeNumber))"
-        )).alias("column_type_numbers"),
+        F.when(
+            usable,
+            F.expr(
+                "map_from_arrays(transform(fields, field -> field.name),"
+                " transform(coalesce(after_images, before_images), cv -> cv.type_info))"
+            ),
+        ).alias("column_types"),
+        F.when(
+            usable,
+            F.expr(
+                "map_from_arrays(transform(fields, field -> field.name),"
+                " transform(fields, field -> field.dataTypeNumber))"
+            ),
+        ).alias("column_type_numbers"),
         "before_image",
         "after_image",
     ]

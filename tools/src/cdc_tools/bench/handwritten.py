@@ -32,21 +32,23 @@ from pyspark.sql.types import (
 from cdc_tools.bench.spark import local_session, print_result
 
 IMAGE = MapType(StringType(), StringType())
-FLAT_MESSAGE = StructType([
-    StructField("id", LongType()),
-    StructField("database", StringType()),
-    StructField("table", StringType()),
-    StructField("pkNames", ArrayType(StringType())),
-    StructField("isDdl", BooleanType()),
-    StructField("type", StringType()),
-    StructField("es", LongType()),
-    StructField("ts", LongType()),
-    StructField("sql", StringType()),
-    StructField("sqlType", MapType(StringType(), IntegerType())),
-    StructField("mysqlType", MapType(StringType(), StringType())),
-    StructField("data", ArrayType(IMAGE)),
-    StructField("old", ArrayType(IMAGE)),
-])  # fmt: skip
+FLAT_MESSAGE = StructType(
+    [
+        StructField("id", LongType()),
+        StructField("database", StringType()),
+        StructField("table", StringType()),
+        StructField("pkNames", ArrayType(StringType())),
+        StructField("isDdl", BooleanType()),
+        StructField("type", StringType()),
+        StructField("es", LongType()),
+        StructField("ts", LongType()),
+        StructField("sql", StringType()),
+        StructField("sqlType", MapType(StringType(), IntegerType())),
+        StructField("mysqlType", MapType(StringType(), StringType())),
+        StructField("data", ArrayType(IMAGE)),
+        StructField("old", ArrayType(IMAGE)),
+    ]
+)
 
 
 def canal_row_changes(lines: DataFrame) -> DataFrame:
@@ -89,11 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     work_seconds = time.perf_counter() - started
     rows = spark.read.parquet(str(args.output)).count()  # after the timed part
     spark.stop()
-    print_result({
-        "spark_start_seconds": round(start_seconds, 3),
-        "work_seconds": round(work_seconds, 3),
-        "row_changes": rows,
-    })  # fmt: skip
+    print_result(
+        {
+            "spark_start_seconds": round(start_seconds, 3),
+            "work_seconds": round(work_seconds, 3),
+            "row_changes": rows,
+        }
+    )
     return 0
 
 

@@ -55,9 +55,7 @@ def format_model_seconds(models: Mapping[str, float], format_name: str) -> float
 def staging_rows_per_s(models: Mapping[str, float], row_changes: Mapping[str, int]) -> dict[str, float | None]:
     """Row changes per second of each format's staging models. Views cost ~nothing here: their
     work runs in the models that read them, so this is mostly the base model's parse."""
-    return {
-        name: per_second(rows, format_model_seconds(models, name)) for name, rows in row_changes.items()
-    }
+    return {name: per_second(rows, format_model_seconds(models, name)) for name, rows in row_changes.items()}
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -95,14 +93,20 @@ def goals(report_ratios: Mapping[str, float | None], rows_per_s: Mapping[str, fl
     avro = [value for name, value in rows_per_s.items() if name.endswith(AVRO_SUFFIX)]
     slowest_avro = None if not avro or None in avro else min(v for v in avro if v is not None)
     return [
-        goal("ratio_full_build_to_handwritten <= 2",
-             report_ratios["ratio_full_build_to_handwritten"], 2.0, at_most=True),
-        goal("ratio_incremental_history_growth <= 1.25",
-             report_ratios["ratio_incremental_history_growth"], 1.25, at_most=True),
+        goal(
+            "ratio_full_build_to_handwritten <= 2", report_ratios["ratio_full_build_to_handwritten"], 2.0, at_most=True
+        ),
+        goal(
+            "ratio_incremental_history_growth <= 1.25",
+            report_ratios["ratio_incremental_history_growth"],
+            1.25,
+            at_most=True,
+        ),
         goal("ratio_incremental_to_full <= 0.25", report_ratios["ratio_incremental_to_full"], 0.25, at_most=True),
-        goal("slowest Avro staging rows/s / canal staging rows/s >= 0.5",
-             ratio(slowest_avro, canal), 0.5, at_most=False),
-    ]  # fmt: skip
+        goal(
+            "slowest Avro staging rows/s / canal staging rows/s >= 0.5", ratio(slowest_avro, canal), 0.5, at_most=False
+        ),
+    ]
 
 
 def assemble(segments: Mapping[str, Segment], steps: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:

@@ -118,10 +118,15 @@ class Bench:
         target = self.work / f"dbt-{build}"
         dbt_vars = {"landing_root": str(root), "cdc_primary_keys": landing.primary_keys}
         command = [
-            str(self.dbt), "build",
-            "--target-path", str(target / "target"), "--log-path", str(target / "logs"),
-            "--vars", json.dumps(dbt_vars),
-        ]  # fmt: skip
+            str(self.dbt),
+            "build",
+            "--target-path",
+            str(target / "target"),
+            "--log-path",
+            str(target / "logs"),
+            "--vars",
+            json.dumps(dbt_vars),
+        ]
         if not self.unit_tests:
             command += ["--exclude-resource-type", "unit_test"]
         timed = run_timed(name, command, self.project_dir, self.env(target / "spark"), self.logs)
@@ -130,13 +135,15 @@ class Bench:
 
 
 def git_commit(project_dir: Path) -> str | None:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=project_dir,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=project_dir, capture_output=True, text=True, check=False
+    )
     return done.stdout.strip() or None
 
 
-def build_step(timed: Timed, summary: dict[str, Any], messages: int, row_changes: int,
-               new_messages: int, new_row_changes: int) -> dict[str, Any]:  # fmt: skip
+def build_step(
+    timed: Timed, summary: dict[str, Any], messages: int, row_changes: int, new_messages: int, new_row_changes: int
+) -> dict[str, Any]:
     return {
         **timed.fields(),
         "messages": messages,
@@ -164,12 +171,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     small, rest, increment = (landing.segments[name] for name in ("small", "rest", "increment"))
     messages = small.messages + rest.messages
     row_changes = small.row_changes + rest.row_changes
-    steps["land"] = {"seconds": round(time.perf_counter() - started, 3), "statements":
-                     small.statements + rest.statements + increment.statements}  # fmt: skip
+    steps["land"] = {
+        "seconds": round(time.perf_counter() - started, 3),
+        "statements": small.statements + rest.statements + increment.statements,
+    }
 
     # 2. Floor.
-    schemas = render_schemas(bench.dbt, bench.project_dir, args.formats,
-                             bench.env(work / "spark-schemas"), work / "schemas")  # fmt: skip
+    schemas = render_schemas(
+        bench.dbt, bench.project_dir, args.formats, bench.env(work / "spark-schemas"), work / "schemas"
+    )
     schemas_file = work / "schemas.json"
     schemas_file.write_text(json.dumps(schemas, indent=2))
     timed, result = bench.python_job("floor", "cdc_tools.bench.floor", str(full_root), str(schemas_file))
@@ -188,9 +198,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     copies = max(1, round(messages / canal_lines))
     repeat_folder(full_root / canal, work / "handwritten-input", copies)
     timed, result = bench.python_job(
-        "handwritten", "cdc_tools.bench.handwritten",
-        str(work / "handwritten-input"), str(work / "handwritten-output"),
-    )  # fmt: skip
+        "handwritten",
+        "cdc_tools.bench.handwritten",
+        str(work / "handwritten-input"),
+        str(work / "handwritten-output"),
+    )
     expected_rows = copies * (small.formats[canal].row_changes + rest.formats[canal].row_changes)
     if result["row_changes"] != expected_rows:
         raise RuntimeError(f"the hand-written job wrote {result['row_changes']} rows, not {expected_rows}")
@@ -209,9 +221,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     link_segment(landing, "increment", full_root, copy=True)
     timed, summary = bench.dbt_build("incremental_build", "full", landing, full_root)
     steps["incremental_build"] = build_step(
-        timed, summary, messages + increment.messages, row_changes + increment.row_changes,
-        increment.messages, increment.row_changes,
-    )  # fmt: skip
+        timed,
+        summary,
+        messages + increment.messages,
+        row_changes + increment.row_changes,
+        increment.messages,
+        increment.row_changes,
+    )
 
     # 6. The same increment on a history five times smaller.
     timed, summary = bench.dbt_build("small_history_full_build", "small", landing, small_root)
@@ -221,9 +237,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     link_segment(landing, "increment", small_root, copy=True)
     timed, summary = bench.dbt_build("small_history_incremental_build", "small", landing, small_root)
     steps["small_history_incremental_build"] = build_step(
-        timed, summary, small.messages + increment.messages, small.row_changes + increment.row_changes,
-        increment.messages, increment.row_changes,
-    )  # fmt: skip
+        timed,
+        summary,
+        small.messages + increment.messages,
+        small.row_changes + increment.row_changes,
+        increment.messages,
+        increment.row_changes,
+    )
 
     shutil.rmtree(work / "handwritten-output", ignore_errors=True)
     return {
@@ -245,8 +265,12 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
         memory = f", peak {step['peak_rss_mib']} MiB" if "peak_rss_mib" in step else ""
         cpu = f", {step['cpu_seconds']} CPU s" if "cpu_seconds" in step else ""
         lines.append(f"  {name:34} {step['seconds']:9.1f} s{cpu}{extra}{memory}")
-    for key in ("ratio_full_build_to_handwritten", "ratio_full_build_to_floor",
-                "ratio_incremental_to_full", "ratio_incremental_history_growth"):  # fmt: skip
+    for key in (
+        "ratio_full_build_to_handwritten",
+        "ratio_full_build_to_floor",
+        "ratio_incremental_to_full",
+        "ratio_incremental_history_growth",
+    ):
         lines.append(f"  {key:34} {result[key]} (CPU: {result['cpu_ratios'][key]})")
     for goal in result["goals"]:
         verdict = {True: "met", False: "NOT met", None: "not measured"}[goal["met"]]
@@ -255,10 +279,15 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cdc_tools.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--messages", type=int, default=DEFAULT_MESSAGES,
-                        help=f"N: landed lines of the history, across formats (default {DEFAULT_MESSAGES})")  # fmt: skip
+    parser = argparse.ArgumentParser(
+        prog="python -m cdc_tools.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--messages",
+        type=int,
+        default=DEFAULT_MESSAGES,
+        help=f"N: landed lines of the history, across formats (default {DEFAULT_MESSAGES})",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--formats", type=parse_formats, default=list(FORMATS))
     parser.add_argument("--file-size", type=parse_size, default=DEFAULT_FILE_BYTES)
@@ -266,9 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project-dir", type=Path, default=Path.cwd())
     parser.add_argument("--work-dir", type=Path, default=Path("target/bench-work"))
     parser.add_argument("--output", type=Path, default=Path("target/bench.json"))
-    parser.add_argument("--unit-tests", action="store_true",
-                        help="run dbt unit tests in every build too (by default builds exclude them, "
-                             "as production builds do: they test SQL on fixed inputs, not the data)")  # fmt: skip
+    parser.add_argument(
+        "--unit-tests",
+        action="store_true",
+        help="run dbt unit tests in every build too (by default builds exclude them, "
+        "as production builds do: they test SQL on fixed inputs, not the data)",
+    )
     args = parser.parse_args(argv)
     if report.CANAL not in args.formats:
         parser.error("the hand-written baseline needs canal_json among the formats")

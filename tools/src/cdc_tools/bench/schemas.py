@@ -34,8 +34,7 @@ def schema_macros(project_dir: Path, format_name: str) -> list[str]:
 def inline_template(macros: Mapping[str, list[str]]) -> str:
     """A dbt inline query that prints {format: [rendered schema, ...]} as JSON."""
     entries = ", ".join(
-        f"{json.dumps(name)}: [" + ", ".join(f"{macro}()" for macro in names) + "]"
-        for name, names in macros.items()
+        f"{json.dumps(name)}: [" + ", ".join(f"{macro}()" for macro in names) + "]" for name, names in macros.items()
     )
     return "{{ tojson({" + entries + "}) }}"
 
@@ -60,12 +59,23 @@ def render_schemas(
     if any(macros.values()):
         done = subprocess.run(
             [
-                str(dbt), "compile", "--no-introspect", "--quiet",
-                "--inline", inline_template({k: v for k, v in macros.items() if v}),
-                "--target-path", str(work_dir / "target"), "--log-path", str(work_dir / "logs"),
+                str(dbt),
+                "compile",
+                "--no-introspect",
+                "--quiet",
+                "--inline",
+                inline_template({k: v for k, v in macros.items() if v}),
+                "--target-path",
+                str(work_dir / "target"),
+                "--log-path",
+                str(work_dir / "logs"),
             ],
-            cwd=project_dir, env=dict(env), capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            cwd=project_dir,
+            env=dict(env),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"rendering the schema macros failed:\n{done.stdout}\n{done.stderr}")
         rendered = json.loads(done.stdout.strip().splitlines()[-1])

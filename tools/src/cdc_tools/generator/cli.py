@@ -29,9 +29,7 @@ def parse_formats(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     unknown = [name for name in names if name not in FORMATS]
     if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown format(s) {unknown}; known: {', '.join(FORMATS)}"
-        )
+        raise argparse.ArgumentTypeError(f"unknown format(s) {unknown}; known: {', '.join(FORMATS)}")
     return names
 
 
@@ -45,26 +43,44 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     parser.add_argument("--out", type=Path, required=True, help="output folder (a landing root)")
-    parser.add_argument("--messages", type=int, required=True,
-                        help="statements in the stream: one message each in cloudcanal_json, "
-                             "one or more in canal_json, one per row in debezium_json and "
-                             "kafka_river_json")  # fmt: skip
+    parser.add_argument(
+        "--messages",
+        type=int,
+        required=True,
+        help="statements in the stream: one message each in cloudcanal_json, "
+        "one or more in canal_json, one per row in debezium_json and "
+        "kafka_river_json",
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--formats", type=parse_formats, default=list(FORMATS),
-                        help=f"comma-separated (default all: {','.join(FORMATS)})")  # fmt: skip
-    parser.add_argument("--file-size", type=parse_size, default=DEFAULT_FILE_BYTES,
-                        help="roll landed files at this size (default 64M)")  # fmt: skip
-    parser.add_argument("--avro-encoding", choices=("json", "binary"), default="json",
-                        help="land the Avro formats as JSON-encoded lines (.jsonl, default) or "
-                             "as binary object container files (.avro)")  # fmt: skip
+    parser.add_argument(
+        "--formats",
+        type=parse_formats,
+        default=list(FORMATS),
+        help=f"comma-separated (default all: {','.join(FORMATS)})",
+    )
+    parser.add_argument(
+        "--file-size", type=parse_size, default=DEFAULT_FILE_BYTES, help="roll landed files at this size (default 64M)"
+    )
+    parser.add_argument(
+        "--avro-encoding",
+        choices=("json", "binary"),
+        default="json",
+        help="land the Avro formats as JSON-encoded lines (.jsonl, default) or "
+        "as binary object container files (.avro)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.messages < 0:
         parser.error("--messages must be >= 0")
     counts = generate(
-        args.out, args.messages, args.seed, args.formats, args.file_size,
-        progress=not args.quiet, avro_encoding=args.avro_encoding,
-    )  # fmt: skip
+        args.out,
+        args.messages,
+        args.seed,
+        args.formats,
+        args.file_size,
+        progress=not args.quiet,
+        avro_encoding=args.avro_encoding,
+    )
     if not args.quiet:
         for name, count in counts.items():
             print(

@@ -30,18 +30,20 @@ def expected_row_changes(statement: Statement) -> list[dict[str, Any]]:
     for change, (before, after) in zip(statement.changes, statement.images, strict=True):
         image = after if after is not None else before
         assert image is not None
-        rows.append({
-            "operation": change.operation,
-            "database": table.database,
-            "table": table.name,
-            "primary_key": primary_key_json({name: image[name] for name in table.key}),
-            "before_image": before,
-            "after_image": after,
-            "changed_columns": sorted(change.changed_columns),
-            "event_at_ms": statement.event_ms,
-            "emitted_at_ms": statement.emitted_ms,
-            "statement": statement.seq,
-        })  # fmt: skip
+        rows.append(
+            {
+                "operation": change.operation,
+                "database": table.database,
+                "table": table.name,
+                "primary_key": primary_key_json({name: image[name] for name in table.key}),
+                "before_image": before,
+                "after_image": after,
+                "changed_columns": sorted(change.changed_columns),
+                "event_at_ms": statement.event_ms,
+                "emitted_at_ms": statement.emitted_ms,
+                "statement": statement.seq,
+            }
+        )
     return rows
 
 
@@ -49,12 +51,14 @@ def expected_schema_changes(statement: Statement) -> list[dict[str, Any]]:
     change = statement.schema_change
     if change is None:
         return []
-    return [{
-        "database": change.database,
-        "table": change.table_name,
-        "ddl_kind": change.kind,
-        "sql": change.sql,
-        "event_at_ms": statement.event_ms,
-        "emitted_at_ms": statement.emitted_ms,
-        "statement": statement.seq,
-    }]  # fmt: skip
+    return [
+        {
+            "database": change.database,
+            "table": change.table_name,
+            "ddl_kind": change.kind,
+            "sql": change.sql,
+            "event_at_ms": statement.event_ms,
+            "emitted_at_ms": statement.emitted_ms,
+            "statement": statement.seq,
+        }
+    ]

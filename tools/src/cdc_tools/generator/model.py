@@ -23,9 +23,7 @@ Row = Mapping[str, Value]
 
 TypeKind = Literal["int", "bigint", "decimal", "varchar", "text", "datetime", "date"]
 Operation = Literal["INSERT", "UPDATE", "DELETE"]
-DdlKind = Literal[
-    "CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "CREATE_INDEX", "DROP_INDEX", "QUERY"
-]  # fmt: skip
+DdlKind = Literal["CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "CREATE_INDEX", "DROP_INDEX", "QUERY"]
 
 # java.sql.Types numbers (002's jdbcType table).
 _JDBC = {"int": 4, "bigint": -5, "decimal": 3, "varchar": 12, "text": -1, "datetime": 93, "date": 91}
@@ -228,4 +226,3 @@ def _formatter(column_type: ColumnType) -> Callable[[Value], str | None]:
     if kind in ("int", "bigint"):
         return lambda value: None if value is None else str(value)
     return lambda value: value
-

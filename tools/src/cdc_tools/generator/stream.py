@@ -50,7 +50,8 @@ def datetime_(fsp: int = 0) -> ColumnType:
 
 
 CUSTOMERS = Table(
-    "shop", "customers",
+    "shop",
+    "customers",
     (
         Column("id", INT, nullable=False),
         Column("name", varchar(64), nullable=False),
@@ -61,9 +62,10 @@ CUSTOMERS = Table(
         Column("note", TEXT),
     ),
     ("id",),
-)  # fmt: skip
+)
 ORDERS = Table(
-    "shop", "orders",
+    "shop",
+    "orders",
     (
         Column("order_id", BIGINT, nullable=False),
         Column("line_no", INT, nullable=False),
@@ -75,9 +77,10 @@ ORDERS = Table(
         Column("status", varchar(16), nullable=False),
     ),
     ("order_id", "line_no"),
-)  # fmt: skip
+)
 NOTES = Table(
-    "crm", "notes",
+    "crm",
+    "notes",
     (
         Column("code", varchar(16), nullable=False),
         Column("body", TEXT, nullable=False),
@@ -85,12 +88,13 @@ NOTES = Table(
         Column("updated_at", datetime_(6)),
     ),
     ("code",),
-)  # fmt: skip
+)
 IMPORT_BATCH = Table(
-    "shop", "import_batch",
+    "shop",
+    "import_batch",
     (Column("id", INT, nullable=False), Column("payload", varchar(255))),
     ("id",),
-)  # fmt: skip
+)
 TIER = Column("tier", varchar(8))
 
 # Strings that break naive encoders: quotes, backslashes, control characters, unicode.
@@ -103,7 +107,7 @@ NASTY_STRINGS = (
     "café ☕",
     "日本語テキスト",
     "emoji 😀 ok",
-    "comma, semi; {\"json\": [1]}",
+    'comma, semi; {"json": [1]}',
     "   padded   ",
 )
 WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india")
@@ -112,9 +116,7 @@ TIERS = ("gold", "silver", "bronze", "")
 
 
 def create_table_sql(table: Table) -> str:
-    columns = [
-        f"`{c.name}` {c.type.mysql_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns
-    ]
+    columns = [f"`{c.name}` {c.type.mysql_type}{'' if c.nullable else ' NOT NULL'}" for c in table.columns]
     columns.append("PRIMARY KEY (" + ", ".join(f"`{k}`" for k in table.key) + ")")
     return f"CREATE TABLE `{table.name}` (\n  " + ",\n  ".join(columns) + "\n) ENGINE=InnoDB"
 
@@ -187,11 +189,8 @@ class StreamBuilder:
     def _id(database: str, name: str) -> str:
         return f"{database}.{name}"
 
-    def ddl(self, kind: DdlKind, database: str, name: str | None, sql: str,
-            table: Table | None = None) -> Statement:  # fmt: skip
-        return self._statement(
-            1, schema_change=SchemaChange(kind, database, name, sql, table), table=table
-        )
+    def ddl(self, kind: DdlKind, database: str, name: str | None, sql: str, table: Table | None = None) -> Statement:
+        return self._statement(1, schema_change=SchemaChange(kind, database, name, sql, table), table=table)
 
     def create(self, table: Table) -> Statement:
         table_id = self._id(table.database, table.name)
@@ -224,10 +223,7 @@ class StreamBuilder:
         self.tables[table_id] = altered
         for row in self.live[table_id].rows.values():
             row[column.name] = None
-        sql = (
-            f"ALTER TABLE `{table.name}` ADD COLUMN `{column.name}` {column.type.mysql_type}"
-            f" NULL AFTER `{after}`"
-        )
+        sql = f"ALTER TABLE `{table.name}` ADD COLUMN `{column.name}` {column.type.mysql_type} NULL AFTER `{after}`"
         return self.ddl("ALTER", table.database, table.name, sql, altered)
 
     def drop_column(self, table: Table, name: str) -> Statement:
@@ -294,7 +290,7 @@ class StreamBuilder:
         rng = self.rng
         kind = column.type.kind
         if kind in ("int", "bigint"):
-            return rng.randint(-1000, 100_000) if kind == "int" else rng.randint(-10**12, 10**15)
+            return rng.randint(-1000, 100_000) if kind == "int" else rng.randint(-(10**12), 10**15)
         if kind == "decimal":
             precision, scale = column.type.precision, column.type.scale
             assert precision is not None and scale is not None
@@ -334,8 +330,13 @@ class StreamBuilder:
         rows = []
         for line_no in range(1, count + 1):
             row = {c.name: self.random_value(c) for c in table.columns}
-            row.update(order_id=order_id, line_no=line_no, ordered_at=ordered_at,
-                       status=self.rng.choice(STATUSES), qty=self.rng.randint(1, 20))  # fmt: skip
+            row.update(
+                order_id=order_id,
+                line_no=line_no,
+                ordered_at=ordered_at,
+                status=self.rng.choice(STATUSES),
+                qty=self.rng.randint(1, 20),
+            )
             row["sku"] = f"SKU-{self.rng.randint(1, 9999):04d}"
             if self.rng.random() < 0.5:
                 row["shipped_at"] = None
@@ -423,57 +424,143 @@ def _curated_prefix(b: StreamBuilder) -> Iterator[Statement]:
     yield b.create(NOTES)
     created = datetime(2024, 1, 1, 8, 30, 15, 123000)
     customers = b.table("shop", "customers")
-    yield b.insert(customers, [dict(
-        id=1, name="Ada Lovelace", email="ada@example.com", balance=Decimal("10.50"),
-        created_at=created, birthday=date(1815, 12, 10), note="first customer",
-    )])  # fmt: skip
-    yield b.insert(customers, [
-        dict(id=2, name="Null Everything", email=None, balance=Decimal("0.00"),
-             created_at=datetime(2024, 1, 1, 9, 0, 0, 1000), birthday=None, note=None),
-        dict(id=3, name="", email="", balance=Decimal("-0.05"),
-             created_at=datetime(2024, 1, 1, 9, 0, 1, 999000), birthday=date(2000, 2, 29), note=""),
-        dict(id=4, name="Zoë \"Zed\" O'Brien \\ 日本 😀", email="zoë@例え.jp",
-             balance=Decimal("-9999999999.99"), created_at=datetime(2024, 1, 1, 9, 0, 2, 7000),
-             birthday=date(1970, 1, 1), note="line one\nline two\ttabbed, {\"json\": true}"),
-    ])  # fmt: skip
+    yield b.insert(
+        customers,
+        [
+            dict(
+                id=1,
+                name="Ada Lovelace",
+                email="ada@example.com",
+                balance=Decimal("10.50"),
+                created_at=created,
+                birthday=date(1815, 12, 10),
+                note="first customer",
+            )
+        ],
+    )
+    yield b.insert(
+        customers,
+        [
+            dict(
+                id=2,
+                name="Null Everything",
+                email=None,
+                balance=Decimal("0.00"),
+                created_at=datetime(2024, 1, 1, 9, 0, 0, 1000),
+                birthday=None,
+                note=None,
+            ),
+            dict(
+                id=3,
+                name="",
+                email="",
+                balance=Decimal("-0.05"),
+                created_at=datetime(2024, 1, 1, 9, 0, 1, 999000),
+                birthday=date(2000, 2, 29),
+                note="",
+            ),
+            dict(
+                id=4,
+                name='Zoë "Zed" O\'Brien \\ 日本 😀',
+                email="zoë@例え.jp",
+                balance=Decimal("-9999999999.99"),
+                created_at=datetime(2024, 1, 1, 9, 0, 2, 7000),
+                birthday=date(1970, 1, 1),
+                note='line one\nline two\ttabbed, {"json": true}',
+            ),
+        ],
+    )
     b.next_customer_id = 5
     yield b.update(customers, [((1,), {"name": "Ada King"})])
     yield b.update(customers, [((2,), {"email": "null.everything@example.com"})])
     yield b.update(customers, [((1,), {"note": None})])
-    yield b.update(customers, [
-        ((3,), {"balance": Decimal("1234567890.12"), "name": "named now"}),
-        ((4,), {"balance": Decimal("-0.01")}),
-    ])  # fmt: skip
+    yield b.update(
+        customers,
+        [
+            ((3,), {"balance": Decimal("1234567890.12"), "name": "named now"}),
+            ((4,), {"balance": Decimal("-0.01")}),
+        ],
+    )
     orders = b.table("shop", "orders")
     ordered_at = datetime(2024, 1, 2, 10, 11, 12, 345678)
-    yield b.insert(orders, [
-        dict(order_id=1001, line_no=1, sku="SKU-0001", qty=2, unit_price=Decimal("19.990000"),
-             ordered_at=ordered_at, shipped_at=None, status="new"),
-        dict(order_id=1001, line_no=2, sku="SKU-0002", qty=1, unit_price=Decimal("-5.000001"),
-             ordered_at=ordered_at, shipped_at=None, status="new"),
-        dict(order_id=1001, line_no=3, sku="SKU-0003", qty=10, unit_price=Decimal("123456789012.345679"),
-             ordered_at=ordered_at, shipped_at=datetime(2024, 1, 3, 0, 0, 0), status="shipped"),
-    ])  # fmt: skip
+    yield b.insert(
+        orders,
+        [
+            dict(
+                order_id=1001,
+                line_no=1,
+                sku="SKU-0001",
+                qty=2,
+                unit_price=Decimal("19.990000"),
+                ordered_at=ordered_at,
+                shipped_at=None,
+                status="new",
+            ),
+            dict(
+                order_id=1001,
+                line_no=2,
+                sku="SKU-0002",
+                qty=1,
+                unit_price=Decimal("-5.000001"),
+                ordered_at=ordered_at,
+                shipped_at=None,
+                status="new",
+            ),
+            dict(
+                order_id=1001,
+                line_no=3,
+                sku="SKU-0003",
+                qty=10,
+                unit_price=Decimal("123456789012.345679"),
+                ordered_at=ordered_at,
+                shipped_at=datetime(2024, 1, 3, 0, 0, 0),
+                status="shipped",
+            ),
+        ],
+    )
     b.next_order_id = 1002
-    yield b.update(orders, [((1001, 1), {
-        "qty": 3, "status": "shipped", "shipped_at": datetime(2024, 1, 4, 12, 0, 1),
-    })])  # fmt: skip
+    yield b.update(
+        orders,
+        [
+            (
+                (1001, 1),
+                {
+                    "qty": 3,
+                    "status": "shipped",
+                    "shipped_at": datetime(2024, 1, 4, 12, 0, 1),
+                },
+            )
+        ],
+    )
     notes = b.table("crm", "notes")
-    yield b.insert(notes, [
-        dict(code="N-1", body="multi\nline\tbody", score=None,
-             updated_at=datetime(2024, 1, 5, 1, 2, 3, 4)),
-        dict(code="N-2", body="", score=Decimal("-1.5"), updated_at=None),
-    ])  # fmt: skip
+    yield b.insert(
+        notes,
+        [
+            dict(code="N-1", body="multi\nline\tbody", score=None, updated_at=datetime(2024, 1, 5, 1, 2, 3, 4)),
+            dict(code="N-2", body="", score=Decimal("-1.5"), updated_at=None),
+        ],
+    )
     b.next_note = 3
-    yield b.update(notes, [(("N-1",), {"body": "ünïcödé ✓ \"q\"", "score": Decimal("4.5")})])
+    yield b.update(notes, [(("N-1",), {"body": 'ünïcödé ✓ "q"', "score": Decimal("4.5")})])
     yield b.delete(customers, [(4,)])
     yield b.delete(orders, [(1001, 2), (1001, 3)])
     yield b.add_column(customers, TIER, "note")
     customers = b.table("shop", "customers")
-    yield b.insert(customers, [dict(
-        id=5, name="Tiered", email="tier@example.com", balance=Decimal("100.00"),
-        created_at=datetime(2024, 1, 6, 0, 0, 0, 512000), birthday=None, note=None, tier="gold",
-    )])  # fmt: skip
+    yield b.insert(
+        customers,
+        [
+            dict(
+                id=5,
+                name="Tiered",
+                email="tier@example.com",
+                balance=Decimal("100.00"),
+                created_at=datetime(2024, 1, 6, 0, 0, 0, 512000),
+                birthday=None,
+                note=None,
+                tier="gold",
+            )
+        ],
+    )
     b.next_customer_id = 6
     yield b.update(customers, [((1,), {"tier": "silver", "balance": Decimal("10.51")})])
     yield b.index(orders, "ix_orders_sku", "sku", create=True)

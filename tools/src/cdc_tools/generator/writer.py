@@ -150,8 +150,7 @@ def generate(
             (folder / "schema_changes.jsonl").open("wb", buffering=1 << 20),
         )
     primary_keys: dict[str, list[str]] = {}
-    bar = tqdm(total=statements, unit="stmt", disable=not progress,
-               desc="cdc-generate", mininterval=0.5)  # fmt: skip
+    bar = tqdm(total=statements, unit="stmt", disable=not progress, desc="cdc-generate", mininterval=0.5)
     try:
         for statement in logical_stream(seed, statements):
             table = statement.table

@@ -59,9 +59,7 @@ class SessionPythonJobHelper(PythonJobHelper):
         except DbtRuntimeError:
             raise
         except Exception as exc:
-            raise DbtRuntimeError(
-                f"No SparkSession for Python model {self.identifier}: {exc}"
-            ) from exc
+            raise DbtRuntimeError(f"No SparkSession for Python model {self.identifier}: {exc}") from exc
         filename = f"<dbt python model {self.identifier}>"
         # Registering the source lets the traceback show the model's own lines.
         lines = compiled_code.splitlines(keepends=True)

@@ -41,9 +41,13 @@ class Encoder:
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
         return cls(
-            module.NAME, module.CARRIES_DDL, module.encode, getattr(module, "AVRO_SCHEMA", None),
-            getattr(module, "EVENT_TIME_RESOLUTION_MS", 1), getattr(module, "CARRIES_EMIT_TIME", True),
-        )  # fmt: skip
+            module.NAME,
+            module.CARRIES_DDL,
+            module.encode,
+            getattr(module, "AVRO_SCHEMA", None),
+            getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
+            getattr(module, "CARRIES_EMIT_TIME", True),
+        )
 
     @property
     def keeps_times(self) -> bool:
@@ -63,7 +67,5 @@ class Encoder:
 
 FORMATS: dict[str, Encoder] = {
     encoder.name: encoder
-    for encoder in map(
-        Encoder.of, (canal_json, cloudcanal_json, debezium_json, kafka_river_json, dts_avro, oms_avro)
-    )
+    for encoder in map(Encoder.of, (canal_json, cloudcanal_json, debezium_json, kafka_river_json, dts_avro, oms_avro))
 }

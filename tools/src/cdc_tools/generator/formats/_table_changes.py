@@ -8,9 +8,13 @@ from cdc_tools.generator.model import SchemaChange
 
 # tableChanges' `type` for each DDL kind; QUERY and TRUNCATE carry no table change.
 CHANGE_TYPES = {
-    "CREATE": "CREATE", "ALTER": "ALTER", "DROP": "DROP", "RENAME": "ALTER",
-    "CREATE_INDEX": "ALTER", "DROP_INDEX": "ALTER",
-}  # fmt: skip
+    "CREATE": "CREATE",
+    "ALTER": "ALTER",
+    "DROP": "DROP",
+    "RENAME": "ALTER",
+    "CREATE_INDEX": "ALTER",
+    "DROP_INDEX": "ALTER",
+}
 
 
 def table_description(change: SchemaChange, first_position: int) -> dict[str, Any]:

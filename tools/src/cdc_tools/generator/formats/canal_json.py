@@ -23,9 +23,15 @@ NAME = "canal_json"
 CARRIES_DDL = True
 
 DDL_TYPES = {
-    "CREATE": "CREATE", "ALTER": "ALTER", "DROP": "ERASE", "RENAME": "RENAME",
-    "TRUNCATE": "TRUNCATE", "CREATE_INDEX": "CINDEX", "DROP_INDEX": "DINDEX", "QUERY": "QUERY",
-}  # fmt: skip
+    "CREATE": "CREATE",
+    "ALTER": "ALTER",
+    "DROP": "ERASE",
+    "RENAME": "RENAME",
+    "TRUNCATE": "TRUNCATE",
+    "CREATE_INDEX": "CINDEX",
+    "DROP_INDEX": "DINDEX",
+    "QUERY": "QUERY",
+}
 
 
 def _message(statement: Statement, table: Table, rows: range) -> dict[str, Any]:

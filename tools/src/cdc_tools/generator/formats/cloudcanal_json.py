@@ -60,20 +60,24 @@ def encode(statement: Statement) -> list[str]:
     assert table is not None
     images = statement.images
     before = [b for b, a in images if b is not None and a is not None]
-    return [dumps({
-        "action": statement.operation,
-        "before": before,
-        "bid": statement.seq,
-        "data": [a if a is not None else b for b, a in images],
-        "db": table.database,
-        "dbValType": table.mysql_types,
-        "isDdl": False,
-        "entryType": "ROWDATA",
-        "execTs": statement.event_ms,
-        "jdbcType": table.jdbc_types,
-        "pks": list(table.key),
-        "schema": table.database,
-        "sendTs": statement.emitted_ms,
-        "sql": "",
-        "table": table.name,
-    })]  # fmt: skip
+    return [
+        dumps(
+            {
+                "action": statement.operation,
+                "before": before,
+                "bid": statement.seq,
+                "data": [a if a is not None else b for b, a in images],
+                "db": table.database,
+                "dbValType": table.mysql_types,
+                "isDdl": False,
+                "entryType": "ROWDATA",
+                "execTs": statement.event_ms,
+                "jdbcType": table.jdbc_types,
+                "pks": list(table.key),
+                "schema": table.database,
+                "sendTs": statement.emitted_ms,
+                "sql": "",
+                "table": table.name,
+            }
+        )
+    ]

@@ -66,11 +66,14 @@ def _field_schema(column: Column) -> dict[str, Any]:
         schema = {"type": "int64"}
     elif kind == "decimal":
         schema = {
-            "type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "version": 1,
+            "type": "bytes",
+            "name": "org.apache.kafka.connect.data.Decimal",
+            "version": 1,
             "parameters": {
-                "scale": str(column.type.scale), "connect.decimal.precision": str(column.type.precision),
+                "scale": str(column.type.scale),
+                "connect.decimal.precision": str(column.type.precision),
             },
-        }  # fmt: skip
+        }
     elif kind == "datetime":
         name = "MicroTimestamp" if column.type.fsp > 3 else "Timestamp"
         schema = {"type": "int64", "name": f"io.debezium.time.{name}", "version": 1}
@@ -95,8 +98,9 @@ def _schema_value(value: Any, column: Column) -> Any:
     return value
 
 
-def _image(table: Table, row: Row | None, text: dict[str, str | None] | None,
-           with_schema: bool) -> dict[str, Any] | None:  # fmt: skip
+def _image(
+    table: Table, row: Row | None, text: dict[str, str | None] | None, with_schema: bool
+) -> dict[str, Any] | None:
     """A row in Debezium's types (with a schema), or as text with ints as numbers (without)."""
     if row is None or text is None:
         return None
@@ -110,7 +114,9 @@ def _image(table: Table, row: Row | None, text: dict[str, str | None] | None,
 
 
 _SOURCE_SCHEMA = {
-    "type": "struct", "name": "io.debezium.connector.mysql.Source", "optional": False,
+    "type": "struct",
+    "name": "io.debezium.connector.mysql.Source",
+    "optional": False,
     "field": "source",
     "fields": [
         {"type": "string", "optional": False, "field": "version"},
@@ -129,27 +135,41 @@ _SOURCE_SCHEMA = {
         {"type": "int64", "optional": True, "field": "thread"},
         {"type": "string", "optional": True, "field": "query"},
     ],
-}  # fmt: skip
+}
 
 _CHANGE_SCHEMA = {
-    "type": "struct", "name": "io.debezium.connector.mysql.SchemaChangeValue", "optional": False,
+    "type": "struct",
+    "name": "io.debezium.connector.mysql.SchemaChangeValue",
+    "optional": False,
     "fields": [
         _SOURCE_SCHEMA,
         {"type": "int64", "optional": False, "field": "ts_ms"},
         {"type": "string", "optional": True, "field": "databaseName"},
         {"type": "string", "optional": True, "field": "schemaName"},
         {"type": "string", "optional": True, "field": "ddl"},
-        {"type": "array", "optional": False, "field": "tableChanges", "items": {
-            "type": "struct", "name": "io.debezium.connector.schema.Change", "optional": False,
-            "fields": [
-                {"type": "string", "optional": False, "field": "type"},
-                {"type": "string", "optional": False, "field": "id"},
-                {"type": "struct", "name": "io.debezium.connector.schema.Table", "optional": True,
-                 "field": "table", "fields": []},
-            ],
-        }},
+        {
+            "type": "array",
+            "optional": False,
+            "field": "tableChanges",
+            "items": {
+                "type": "struct",
+                "name": "io.debezium.connector.schema.Change",
+                "optional": False,
+                "fields": [
+                    {"type": "string", "optional": False, "field": "type"},
+                    {"type": "string", "optional": False, "field": "id"},
+                    {
+                        "type": "struct",
+                        "name": "io.debezium.connector.schema.Table",
+                        "optional": True,
+                        "field": "table",
+                        "fields": [],
+                    },
+                ],
+            },
+        },
     ],
-}  # fmt: skip
+}
 _CHANGE_SCHEMA_JSON = dumps(_CHANGE_SCHEMA)
 
 _MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1) - EPOCH
@@ -166,22 +186,32 @@ def _envelope_schema_json(table: Table) -> str:
         _envelope_cache.clear()
     prefix = f"{SERVER}.{table.database}.{table.name}"
     value = {
-        "type": "struct", "name": f"{prefix}.Value", "optional": True,
+        "type": "struct",
+        "name": f"{prefix}.Value",
+        "optional": True,
         "fields": [_field_schema(column) for column in table.columns],
-    }  # fmt: skip
+    }
     schema = {
-        "type": "struct", "name": f"{prefix}.Envelope", "version": 1, "optional": False,
+        "type": "struct",
+        "name": f"{prefix}.Envelope",
+        "version": 1,
+        "optional": False,
         "fields": [
             {**value, "field": "before"},
             {**value, "field": "after"},
             _SOURCE_SCHEMA,
             {"type": "string", "optional": False, "field": "op"},
             {"type": "int64", "optional": True, "field": "ts_ms"},
-            {"type": "struct", "optional": True, "field": "transaction", "fields": [
-                {"type": "string", "optional": False, "field": "id"},
-            ]},
+            {
+                "type": "struct",
+                "optional": True,
+                "field": "transaction",
+                "fields": [
+                    {"type": "string", "optional": False, "field": "id"},
+                ],
+            },
         ],
-    }  # fmt: skip
+    }
     text = dumps(schema)
     _envelope_cache[id(table)] = (table, text)
     return text
@@ -220,24 +250,33 @@ def _table_change(statement: Statement) -> list[dict[str, Any]]:
         return []
     table = change.table
     assert table is not None
-    return [{
-        "type": CHANGE_TYPES[change.kind],
-        "id": f'"{table.database}"."{table.name}"',
-        "table": {
-            "defaultCharsetName": "utf8mb4",
-            "primaryKeyColumnNames": list(table.key),
-            "columns": [
-                {
-                    "name": column.name, "jdbcType": column.type.jdbc_type, "nativeType": None,
-                    "typeName": column.type.type_name, "typeExpression": column.type.mysql_type,
-                    "charsetName": None, "length": column.type.length or column.type.precision,
-                    "scale": column.type.scale, "position": position,
-                    "optional": column.nullable, "autoIncremented": False, "generated": False,
-                }  # fmt: skip
-                for position, column in enumerate(table.columns, start=1)
-            ],
-        },
-    }]  # fmt: skip
+    return [
+        {
+            "type": CHANGE_TYPES[change.kind],
+            "id": f'"{table.database}"."{table.name}"',
+            "table": {
+                "defaultCharsetName": "utf8mb4",
+                "primaryKeyColumnNames": list(table.key),
+                "columns": [
+                    {
+                        "name": column.name,
+                        "jdbcType": column.type.jdbc_type,
+                        "nativeType": None,
+                        "typeName": column.type.type_name,
+                        "typeExpression": column.type.mysql_type,
+                        "charsetName": None,
+                        "length": column.type.length or column.type.precision,
+                        "scale": column.type.scale,
+                        "position": position,
+                        "optional": column.nullable,
+                        "autoIncremented": False,
+                        "generated": False,
+                    }
+                    for position, column in enumerate(table.columns, start=1)
+                ],
+            },
+        }
+    ]
 
 
 def encode(statement: Statement) -> list[str]:
@@ -257,13 +296,16 @@ def encode(statement: Statement) -> list[str]:
     assert table is not None
     schema_json = _envelope_schema_json(table) if with_schema else None
     return [
-        _line(schema_json, {
-            "before": _image(table, row_change.before, statement.images[row][0], with_schema),
-            "after": _image(table, row_change.after, statement.images[row][1], with_schema),
-            "source": _source(statement, table.database, table.name, row),
-            "op": OPS[row_change.operation],
-            "ts_ms": statement.emitted_ms,
-            "transaction": None,
-        })
+        _line(
+            schema_json,
+            {
+                "before": _image(table, row_change.before, statement.images[row][0], with_schema),
+                "after": _image(table, row_change.after, statement.images[row][1], with_schema),
+                "source": _source(statement, table.database, table.name, row),
+                "op": OPS[row_change.operation],
+                "ts_ms": statement.emitted_ms,
+                "transaction": None,
+            },
+        )
         for row, row_change in enumerate(statement.changes)
-    ]  # fmt: skip
+    ]

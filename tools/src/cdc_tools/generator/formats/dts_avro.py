@@ -35,8 +35,14 @@ EVENT_TIME_RESOLUTION_MS = 1000
 NAMESPACE = "com.alibaba.dts.formats.avro."
 # MySQL binlog column type numbers (enum_field_types), DTS's dataTypeNumber.
 DATA_TYPE_NUMBERS: dict[TypeKind, int] = {
-    "int": 3, "bigint": 8, "decimal": 246, "varchar": 15, "text": 252, "datetime": 18, "date": 10,
-}  # fmt: skip
+    "int": 3,
+    "bigint": 8,
+    "decimal": 246,
+    "varchar": 15,
+    "text": 252,
+    "datetime": 18,
+    "date": 10,
+}
 _SOURCE = {"sourceType": "MySQL", "version": "8.0.32"}
 
 
@@ -47,8 +53,12 @@ def _optional_int(value: int | None) -> dict[str, int] | None:
 def _datetime(value: datetime | date, fsp: int | None) -> dict[str, Any]:
     parts: dict[str, Any] = {"year": value.year, "month": value.month, "day": value.day}
     if isinstance(value, datetime):
-        parts |= {"hour": value.hour, "minute": value.minute, "second": value.second,
-                  "millis": value.microsecond if fsp else None}  # fmt: skip
+        parts |= {
+            "hour": value.hour,
+            "minute": value.minute,
+            "second": value.second,
+            "millis": value.microsecond if fsp else None,
+        }
     names = ("year", "month", "day", "hour", "minute", "second", "millis")
     return {name: _optional_int(parts.get(name)) for name in names}
 
@@ -61,9 +71,13 @@ def value_json(value: Any, column: Column, null_as_empty_object: bool) -> dict[s
     if kind in ("int", "bigint"):
         return {NAMESPACE + "Integer": {"precision": 11 if kind == "int" else 20, "value": str(value)}}
     if kind == "decimal":
-        return {NAMESPACE + "Decimal": {
-            "value": f"{value:f}", "precision": column.type.precision, "scale": column.type.scale,
-        }}  # fmt: skip
+        return {
+            NAMESPACE + "Decimal": {
+                "value": f"{value:f}",
+                "precision": column.type.precision,
+                "scale": column.type.scale,
+            }
+        }
     if kind in ("datetime", "date"):
         return {NAMESPACE + "DateTime": _datetime(value, column.type.fsp if kind == "datetime" else None)}
     # Avro bytes in the JSON encoding: one code point per byte.
@@ -107,10 +121,17 @@ def encode(statement: Statement) -> list[str]:
     tags = {"pk_uk_info": json.dumps({"PRIMARY": list(table.key)}, separators=(",", ":"))}
     empty_object = statement.seq % 2 == 1
     return [
-        dumps(_record(
-            statement, row_change.operation, f"{table.database}.{table.name}", row=row, tags=tags,
-            fields=fields, beforeImages=_image(table, row_change.before, empty_object),
-            afterImages=_image(table, row_change.after, empty_object),
-        ))  # fmt: skip
+        dumps(
+            _record(
+                statement,
+                row_change.operation,
+                f"{table.database}.{table.name}",
+                row=row,
+                tags=tags,
+                fields=fields,
+                beforeImages=_image(table, row_change.before, empty_object),
+                afterImages=_image(table, row_change.after, empty_object),
+            )
+        )
         for row, row_change in enumerate(statement.changes)
     ]

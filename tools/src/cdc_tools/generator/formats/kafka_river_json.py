@@ -51,15 +51,17 @@ def encode(statement: Statement) -> list[str]:
     assert table is not None
     binlog = f"{statement.position.offset}@{statement.position.file}"
     return [
-        dumps({
-            "binlog": binlog,
-            "time": statement.event_ms,
-            "canalTime": statement.emitted_ms,
-            "db": table.database,
-            "table": table.name,
-            "event": EVENTS[change.operation],
-            "columns": _columns(table, statement, row),
-            "keys": list(table.key),
-        })
+        dumps(
+            {
+                "binlog": binlog,
+                "time": statement.event_ms,
+                "canalTime": statement.emitted_ms,
+                "db": table.database,
+                "table": table.name,
+                "event": EVENTS[change.operation],
+                "columns": _columns(table, statement, row),
+                "keys": list(table.key),
+            }
+        )
         for row, change in enumerate(statement.changes)
-    ]  # fmt: skip
+    ]

@@ -38,8 +38,15 @@ CARRIES_EMIT_TIME = False
 NAMESPACE = "com.oceanbase.oms.avro"
 # MySQL protocol type numbers, as `dataTypeNumber`.
 TYPE_NUMBERS = {"int": 3, "bigint": 8, "decimal": 246, "varchar": 15, "text": 252, "datetime": 12, "date": 10}
-DATA_TYPES = {"int": "INTEGER", "bigint": "LONG", "decimal": "DECIMAL", "varchar": "STRING",
-              "text": "STRING", "datetime": "DATETIME", "date": "DATE"}  # fmt: skip
+DATA_TYPES = {
+    "int": "INTEGER",
+    "bigint": "LONG",
+    "decimal": "DECIMAL",
+    "varchar": "STRING",
+    "text": "STRING",
+    "datetime": "DATETIME",
+    "date": "DATE",
+}
 
 
 def _named(name: str) -> str:
@@ -56,17 +63,28 @@ def _value(value: Value, column: Column) -> dict[str, Any] | None:
     if kind == "bigint":
         return {"long": value}
     if kind == "decimal":
-        return {_named("DecimalObject"): {
-            "precision": column.type.precision, "scale": column.type.scale, "value": f"{value:f}",
-        }}  # fmt: skip
+        return {
+            _named("DecimalObject"): {
+                "precision": column.type.precision,
+                "scale": column.type.scale,
+                "value": f"{value:f}",
+            }
+        }
     if kind == "varchar":
         return {_named("StringObject"): {"charsetName": "utf8mb4", "value": value}}
     if kind == "datetime":
         assert isinstance(value, datetime)
-        return {_named("DateTimeObject"): {
-            "year": value.year, "month": value.month, "day": value.day, "hours": value.hour,
-            "minutes": value.minute, "seconds": value.second, "nanos": value.microsecond * 1000,
-        }}  # fmt: skip
+        return {
+            _named("DateTimeObject"): {
+                "year": value.year,
+                "month": value.month,
+                "day": value.day,
+                "hours": value.hour,
+                "minutes": value.minute,
+                "seconds": value.second,
+                "nanos": value.microsecond * 1000,
+            }
+        }
     if kind == "date":
         assert isinstance(value, date)
         return {_named("DateObject"): {"year": value.year, "month": value.month, "day": value.day}}
@@ -93,11 +111,21 @@ def _record(statement: Statement, record_id: int, operation: str, **fields: Any)
         "position": {"string": f"{statement.position.file}:{statement.position.offset}"},
         "timestamp": {"long": statement.event_ms // 1000},
         "source": {_named("Source"): {"sourceType": "OB_MYSQL", "version": "4.2.1"}},
-        "schemaName": None, "tableName": None, "fields": None, "pkIndexes": None,
-        "ukIndexes": None, "beforeImages": None, "afterImages": None, "sql": None,
-        "tags": None, "total": -1, "index": -1, "beforeImageBytes": "", "afterImageBytes": "",
+        "schemaName": None,
+        "tableName": None,
+        "fields": None,
+        "pkIndexes": None,
+        "ukIndexes": None,
+        "beforeImages": None,
+        "afterImages": None,
+        "sql": None,
+        "tags": None,
+        "total": -1,
+        "index": -1,
+        "beforeImageBytes": "",
+        "afterImageBytes": "",
         **fields,
-    }  # fmt: skip
+    }
 
 
 def _txind(row: int, rows: int) -> dict[str, str]:
@@ -125,13 +153,24 @@ def _shards(record: dict[str, Any], before: list | None, after: list | None, tot
     before_bytes, after_bytes = image_bytes(before), image_bytes(after)
     pieces = []
     for index in range(total):
+
         def piece(data: bytes) -> str:
             size = -(-len(data) // total)
             return _latin1(data[index * size : (index + 1) * size])
 
-        pieces.append(dumps({**record, "beforeImages": None, "afterImages": None, "total": total,
-                             "index": index, "beforeImageBytes": piece(before_bytes),
-                             "afterImageBytes": piece(after_bytes)}))  # fmt: skip
+        pieces.append(
+            dumps(
+                {
+                    **record,
+                    "beforeImages": None,
+                    "afterImages": None,
+                    "total": total,
+                    "index": index,
+                    "beforeImageBytes": piece(before_bytes),
+                    "afterImageBytes": piece(after_bytes),
+                }
+            )
+        )
     return pieces
 
 
@@ -145,11 +184,18 @@ def encode(statement: Statement) -> list[str]:
         lines.append(dumps(_record(statement, base_id + 1, "BEGIN")))
     change = statement.schema_change
     if change is not None:
-        lines.append(dumps(_record(
-            statement, base_id + 2, "DDL", schemaName={"string": change.database},
-            tableName=None if change.table_name is None else {"string": change.table_name},
-            sql={"string": change.sql},
-        )))  # fmt: skip
+        lines.append(
+            dumps(
+                _record(
+                    statement,
+                    base_id + 2,
+                    "DDL",
+                    schemaName={"string": change.database},
+                    tableName=None if change.table_name is None else {"string": change.table_name},
+                    sql={"string": change.sql},
+                )
+            )
+        )
     else:
         table = statement.table
         assert table is not None
@@ -160,12 +206,17 @@ def encode(statement: Statement) -> list[str]:
         for row, row_change in enumerate(statement.changes):
             before, after = _image(table, row_change.before), _image(table, row_change.after)
             record = _record(
-                statement, base_id + 2 + row, statement.operation, txind=_txind(row, rows),
-                schemaName={"string": table.database}, tableName={"string": table.name},
-                fields=fields, pkIndexes=keys,
+                statement,
+                base_id + 2 + row,
+                statement.operation,
+                txind=_txind(row, rows),
+                schemaName={"string": table.database},
+                tableName={"string": table.name},
+                fields=fields,
+                pkIndexes=keys,
                 beforeImages=None if before is None else {"array": before},
                 afterImages=None if after is None else {"array": after},
-            )  # fmt: skip
+            )
             if sharded:
                 lines.extend(_shards(record, before, after, 2 + row % 2))
             else:
