@@ -55,8 +55,12 @@ demo: setup
 # loaded 2-core machine, README "Spark version").
 test: test-fast test-integration test-spark35
 
-# The checks without a build of the data: a few minutes (README "Tests").
+# The checks without a build of the data: a few minutes.
 test-fast: lint test-unit test-dbt-unit
+
+# Their JVMs live a minute or two, too short for C2's compilations to pay back: without them the
+# JVMs take about a third less CPU time (measured on test-unit's Spark tests and test-dbt-unit).
+test-fast test-unit test-dbt-unit: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) -XX:TieredStopAtLevel=1
 
 lint: setup
 	$(BIN)/ruff format --check
