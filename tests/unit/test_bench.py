@@ -17,7 +17,7 @@ from cdc_tools.bench import report
 from cdc_tools.bench.floor import floor_counts, parsed_messages
 from cdc_tools.bench.handwritten import canal_row_changes
 from cdc_tools.bench.landing import land, link_segment, repeat_folder, segment_end
-from cdc_tools.bench.proctree import TreeSampler, descendants, parse_stat, snapshot
+from cdc_tools.bench.proctree import TreeSampler, descendants, parse_stat
 from cdc_tools.bench.run import summary_lines
 from cdc_tools.bench.schemas import inline_template, python_schema, schema_macros
 from cdc_tools.bench.spark import print_result, read_result
