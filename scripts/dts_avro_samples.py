@@ -11,21 +11,24 @@ from pathlib import Path
 
 import fastavro
 
-from cdc_lakehouse.avro.dts import record_schema
-from cdc_lakehouse.avro.json_encoding import JsonDatums
+from cdc_lakehouse.avro import record_schema
+from cdc_tools.avro_json import JsonDatums
 
 FOLDER = Path("samples/landing/dts_avro")
 SYNC_MARKER = b"dts-avro-sample!"  # fixed, so the files regenerate byte for byte
 
 
 def main() -> None:
-    schema = record_schema()
+    schema = record_schema("dts_avro")
     datums = JsonDatums(schema)
     lines = (FOLDER / "dts_records.jsonl").read_text(encoding="utf-8").splitlines()
     out = io.BytesIO()
     fastavro.writer(
-        out, fastavro.parse_schema(schema), [datums(json.loads(line)) for line in lines],
-        sync_interval=1, sync_marker=SYNC_MARKER,
+        out,
+        fastavro.parse_schema(schema),
+        [datums(json.loads(line)) for line in lines],
+        sync_interval=1,
+        sync_marker=SYNC_MARKER,
     )
     whole = out.getvalue()
     (FOLDER / "dts_records.avro").write_bytes(whole)

@@ -70,13 +70,9 @@ def _json_lines(parsed_schema: dict[str, Any], records: list[Any]) -> list[str]:
     return text.getvalue().split("\n")
 
 
-def _decode_batches(
-    schema: dict[str, Any], batches: Iterator[pa.RecordBatch]
-) -> Iterator[pa.RecordBatch]:
+def _decode_batches(schema: dict[str, Any], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """mapInArrow body: batches of landed files in, batches of landing rows out."""
-    out_schema = pa.schema(
-        [("file_path", pa.string()), ("line_number", pa.int32()), ("payload", pa.string())]
-    )
+    out_schema = pa.schema([("file_path", pa.string()), ("line_number", pa.int32()), ("payload", pa.string())])
     for batch in batches:
         paths = batch.column("file_path").to_pylist()
         contents = batch.column("content").to_pylist()

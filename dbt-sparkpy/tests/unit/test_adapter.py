@@ -1,0 +1,160 @@
+"""Unit tests of the ``sparkpy`` adapter: its credentials, submission method choice, seed
+bindings, and the ``session`` submission method exec'ing model code on a real in-process
+SparkSession (nothing under test is mocked)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import textwrap
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any, Dict
+
+import pytest
+from dbt_common.exceptions import DbtRuntimeError
+from pyspark.sql import SparkSession
+
+from dbt.adapters.contracts.connection import Connection, ConnectionState
+from dbt.adapters.spark.python_submissions import AllPurposeClusterPythonJobHelper
+from dbt.adapters.sparkpy import Plugin
+from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
+from dbt.adapters.sparkpy.impl import SparkpyAdapter
+from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
+from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """A small in-process SparkSession; the helper must find it as the active one."""
+    warehouse = tmp_path_factory.mktemp("unit_warehouse")
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("sparkpy-unit")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "512m")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+def _creds(**overrides: Any) -> SparkpyCredentials:
+    fields: Dict[str, Any] = {"method": "session", "host": "localhost", "schema": "unit"}
+    fields.update(overrides)
+    return SparkpyCredentials.from_dict(fields)
+
+
+def _helper(creds: SparkpyCredentials | None = None) -> SessionPythonJobHelper:
+    parsed_model = {"alias": "probe_model", "schema": "unit", "config": {}}
+    return SessionPythonJobHelper(parsed_model, creds or _creds())
+
+
+def test_credentials_type_and_connect_url() -> None:
+    creds = _creds(connect_url="sc://localhost:15002")
+    assert creds.type == "sparkpy"
+    assert creds.connect_url == "sc://localhost:15002"
+    assert _creds().connect_url is None
+    assert Plugin.adapter is SparkpyAdapter
+    assert Plugin.dependencies == ["spark"]
+    assert Plugin.project_name == "dbt_sparkpy"
+    assert SparkpyAdapter.type() == "sparkpy"
+
+
+def _adapter(creds: SparkpyCredentials) -> SparkpyAdapter:
+    # The adapter only reads `config.credentials` / `config.log_cache_events` here.
+    config = SimpleNamespace(credentials=creds, log_cache_events=False)
+    return SparkpyAdapter(config, multiprocessing.get_context("spawn"))
+
+
+def test_default_submission_method_choice() -> None:
+    assert _adapter(_creds()).default_python_submission_method == "session"
+    thrift_with_connect = _creds(method="thrift", connect_url="sc://spark:15002")
+    assert _adapter(thrift_with_connect).default_python_submission_method == "session"
+    http_databricks = _creds(method="http", host="x.cloud.databricks.com", token="t", cluster="c")
+    assert _adapter(http_databricks).default_python_submission_method == "all_purpose_cluster"
+
+    helpers = _adapter(_creds()).python_submission_helpers
+    assert helpers["session"] is SessionPythonJobHelper
+    assert helpers["all_purpose_cluster"] is AllPurposeClusterPythonJobHelper
+    assert "job_cluster" in helpers
+
+
+def test_a_value_is_queried_once_per_run() -> None:
+    adapter = _adapter(_creds())
+    asked = []
+
+    def execute(sql: str, fetch: bool = False) -> tuple[None, SimpleNamespace]:
+        asked.append((sql, fetch))
+        return None, SimpleNamespace(rows=[(f"value of {sql}", "second column")])
+
+    adapter.execute = execute  # type: ignore[method-assign]
+    assert adapter.query_value_once("select version()") == "value of select version()"
+    assert adapter.query_value_once("select 2") == "value of select 2"
+    assert adapter.query_value_once("select version()") == "value of select version()"
+    assert asked == [("select version()", True), ("select 2", True)]
+
+
+def test_session_seed_bindings_are_sql_literals() -> None:
+    render = SparkpySessionConnectionWrapper._fix_binding
+    assert render(None) == "NULL"  # dbt-spark gives the text 'None'
+    assert render("it's a \\ path") == "'it\\'s a \\\\ path'"
+    assert render("VARCHAR") == "'VARCHAR'"
+    assert render(12) == 12.0
+
+
+def test_session_connections_use_the_seed_safe_wrapper() -> None:
+    connection = SparkpyConnectionManager.open(
+        Connection(type="sparkpy", name="t", credentials=_creds(), state=ConnectionState.INIT)
+    )
+    assert isinstance(connection.handle, SparkpySessionConnectionWrapper)
+
+
+def test_submit_binds_spark_to_active_session(spark: SparkSession) -> None:
+    code = textwrap.dedent(
+        """
+        def model(dbt, spark):
+            return spark.range(5).selectExpr("id * 10 AS v")
+
+        df = model(None, spark)
+        df.createOrReplaceTempView("sparkpy_probe")
+        """
+    )
+    _helper().submit(code)
+    # The temp view is session-scoped, so seeing it proves `spark` was our session.
+    rows = [r.v for r in spark.table("sparkpy_probe").orderBy("v").collect()]
+    assert rows == [0, 10, 20, 30, 40]
+
+
+def test_model_exception_surfaces_as_dbt_error_with_traceback(spark: SparkSession) -> None:
+    code = textwrap.dedent(
+        """
+        def model(dbt, spark):
+            raise ValueError("boom from the model")
+
+        df = model(None, spark)
+        """
+    )
+    with pytest.raises(DbtRuntimeError) as excinfo:
+        _helper().submit(code)
+    message = str(excinfo.value)
+    assert "Python model unit.probe_model failed with traceback" in message
+    assert "ValueError: boom from the model" in message
+    # The model's own frame and source line are in the traceback.
+    assert '<dbt python model unit.probe_model>", line 3, in model' in message
+    assert 'raise ValueError("boom from the model")' in message
+    assert "python_submissions.py" not in message  # traceback starts in the model
+    assert isinstance(excinfo.value.__cause__, ValueError)
+
+
+def test_spark_error_in_model_surfaces_as_dbt_error(spark: SparkSession) -> None:
+    code = 'spark.table("no_such_table_sparkpy").collect()\n'
+    with pytest.raises(DbtRuntimeError, match="no_such_table_sparkpy"):
+        _helper().submit(code)
+
+
+def test_connect_url_next_to_classic_session_is_a_clear_dbt_error(spark: SparkSession) -> None:
+    helper = _helper(_creds(method="thrift", connect_url="sc://localhost:1"))
+    with pytest.raises(DbtRuntimeError, match="PySpark cannot mix the two"):
+        helper.submit("raise AssertionError('must not run')\n")

@@ -1,3 +1,0 @@
-from cdc_lakehouse.bench.run import main
-
-raise SystemExit(main())

@@ -1,0 +1,1106 @@
+"""End-to-end: `dbt build` on the local target, then the exact contents of the four marts.
+
+Expectations are written by hand from the sample files under samples/landing/canal_json/ and
+the spec documents (000 canal FlatMessage, 001 canal-compatible platform, 002/004 canal JSON with
+tableChanges), not copied from a build's output.
+
+The builds run through dbt_harness.Build (a dbt subprocess with its own Spark dir; marts read
+by a separate process). The three builds of this module (the samples; a landing root written by
+the test; a landing root without a canal_json folder) start together on first use, so their
+JVM/Derby start-up overlaps. Each is awaited by the fixture that needs it. `dbt build` alone,
+not `dbt seed` first: build runs the seeds as nodes before the models that ref them (checked in
+run_results.json), and a separate seed command would cost another JVM.
+
+The samples folder holds other formats' samples too; the samples tests look at canal_json's rows
+only (each format's own rows are its staging's tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
+
+SAMPLES = REPO / "samples" / "landing" / "canal_json"
+
+
+def ms(epoch_millis: int) -> datetime:
+    """Canal `es`/`ts` in epoch milliseconds (000, 002, 004)."""
+    return EPOCH + timedelta(milliseconds=epoch_millis)
+
+
+def sec(epoch_seconds: int) -> datetime:
+    """Epoch seconds, as the 001 platform's DDL messages carry them."""
+    return EPOCH + timedelta(seconds=epoch_seconds)
+
+
+# ----------------------------------------------------------------------------- harness
+
+
+def _diff(expected: dict, actual: dict, fields: list[str]) -> list[str]:
+    """Every difference between two {key: row} dicts, one line each."""
+    problems = [f"missing row {key}" for key in expected.keys() - actual.keys()]
+    problems += [f"unexpected row {key}: {actual[key]}" for key in actual.keys() - expected.keys()]
+    for key in sorted(expected.keys() & actual.keys(), key=repr):
+        for name in fields:
+            want, got = expected[key][name], actual[key][name]
+            if name == "changed_columns" and got is not None:
+                got = sorted(got)  # the spec gives no order to the changed columns
+            if want != got:
+                problems.append(f"{key} {name}: expected {want!r}, got {got!r}")
+    return problems
+
+
+# ------------------------------------------------------------------ the test's landing root
+
+# A table's life over two files: one batched line (two messages), one blank line; the second
+# file has CRLF line ends and no final line terminator.
+ITEMS_TYPES = {"id": "int", "name": "varchar(20)", "price": "decimal(10,2)", "tag": "geometry"}
+ITEMS_JDBC = {"id": 4, "name": 12, "price": 3, "tag": 424242}  # 424242 is no java.sql.Types number
+
+
+def _msg(**fields: Any) -> str:
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+
+
+def _dml(type_: str, id_: int, es: int, data: list, old: list | None) -> dict[str, Any]:
+    return {
+        "data": data,
+        "database": "shop",
+        "es": es,
+        "id": id_,
+        "isDdl": False,
+        "mysqlType": ITEMS_TYPES,
+        "old": old,
+        "pkNames": ["id"] * len(data),
+        "sql": "",
+        "sqlType": ITEMS_JDBC,
+        "table": "items",
+        "ts": es + 100,
+        "type": type_,
+    }
+
+
+def _ddl(type_: str, id_: int, es: int, sql: str) -> dict[str, Any]:
+    return {
+        "data": None,
+        "database": "shop",
+        "es": es,
+        "id": id_,
+        "isDdl": True,
+        "old": None,
+        "pkNames": None,
+        "sql": sql,
+        "table": "items",
+        "ts": es + 100,
+        "type": type_,
+    }
+
+
+APPLE = {"id": "1", "name": "apple", "price": "1.50", "tag": "t1"}
+PEAR = {**APPLE, "name": "pear"}
+FIG = {"id": "2", "name": "fig", "price": None, "tag": "x"}
+FIG_PRICED = {**FIG, "price": "2.25"}
+
+PART_1 = "part-0001.jsonl"
+PART_2 = "part-0002.jsonl"
+CREATE_ITEMS = "CREATE TABLE items (id int PRIMARY KEY, name varchar(20), price decimal(10,2), tag geometry)"
+PART_1_LINES = [
+    _msg(**_ddl("CREATE", 1, 1700000100000, CREATE_ITEMS)),
+    _msg(**_dml("INSERT", 2, 1700000101000, [APPLE], None)),
+    "",
+    "["
+    + _msg(**_dml("UPDATE", 3, 1700000102000, [PEAR], [{"name": "apple"}]))
+    + ", "
+    + _msg(**_dml("INSERT", 4, 1700000103000, [FIG], None))
+    + "]",
+    _msg(**_ddl("CINDEX", 5, 1700000104000, "CREATE INDEX ix_items_name ON items (name)")),
+]
+PART_2_LINES = [
+    _msg(**_dml("UPDATE", 6, 1700000105000, [FIG_PRICED], [{"price": None}])),
+    _msg(**_dml("DELETE", 7, 1700000106000, [PEAR], None)),
+    _msg(database="", table="", type="MHEARTBEAT", es=1700000107000, isDdl=False),
+    _msg(**_ddl("DINDEX", 8, 1700000108000, "DROP INDEX ix_items_name ON items")),
+]
+# Names from data that would break or inject SQL if pasted into a statement.
+HOSTILE_TABLE = "we`ird'; drop table cdc.fct_row_changes; --"
+HOSTILE_COLUMN = "c`; drop table cdc.fct_row_changes; --"
+PART_3 = "part-0003.jsonl"
+PART_3_LINES = [
+    _msg(
+        data=[{"id": "1", HOSTILE_COLUMN: "v"}],
+        database="shop",
+        es=1700000109000,
+        id=9,
+        isDdl=False,
+        mysqlType={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
+        old=None,
+        pkNames=["id"],
+        sql="",
+        table=HOSTILE_TABLE,
+        ts=1700000109100,
+        type="INSERT",
+    ),
+]
+PART_1_LANDED_AT = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+PART_2_LANDED_AT = datetime(2024, 1, 2, 3, 4, 6, tzinfo=UTC)
+
+
+def _write_landing(root: Path) -> Path:
+    folder = root / "canal_json"
+    folder.mkdir(parents=True)
+    (folder / PART_1).write_bytes(("\n".join(PART_1_LINES) + "\n").encode())
+    (folder / PART_2).write_bytes("\r\n".join(PART_2_LINES).encode())
+    (folder / PART_3).write_text("\n".join(PART_3_LINES) + "\n")
+    for name, landed_at in ((PART_1, PART_1_LANDED_AT), (PART_2, PART_2_LANDED_AT)):
+        os.utime(folder / name, (landed_at.timestamp(), landed_at.timestamp()))
+    return root
+
+
+# -------------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build]]:
+    """Starts the module's three builds at once, each in its own Spark dir."""
+    root = tmp_path_factory.mktemp("e2e")
+    profiles = profiles_dir(root)
+    empty_landing = root / "landing_without_formats"
+    empty_landing.mkdir()
+    started = {
+        "samples": Build("samples", root / "samples", ["build"]),
+        "custom": Build(
+            "custom landing root",
+            root / "custom",
+            BUILD_WITHOUT_UNIT_TESTS,
+            _write_landing(root / "landing"),
+            followups=[
+                ["run-operation", "create_typed_replica", "--args", json.dumps(names)]
+                for names in (
+                    {"database_name": "shop", "table_name": "items"},
+                    {"database_name": "shop", "table_name": HOSTILE_TABLE},
+                )
+            ],
+        ),
+        "no_folder": Build(
+            "landing root without canal_json", root / "no_folder", BUILD_WITHOUT_UNIT_TESTS, empty_landing
+        ),
+    }
+    try:
+        for build in started.values():
+            build.start(profiles)
+        yield started
+    finally:
+        for build in started.values():
+            build.stop()
+
+
+@pytest.fixture(scope="module")
+def samples(builds: dict[str, Build]) -> Build:
+    return builds["samples"]
+
+
+@pytest.fixture(scope="module")
+def custom(builds: dict[str, Build]) -> Build:
+    return builds["custom"]
+
+
+@pytest.fixture(scope="module")
+def no_folder(builds: dict[str, Build]) -> Build:
+    return builds["no_folder"]
+
+
+# ------------------------------------------------------------------ expectations: samples
+
+F000 = "000_canal_flat_message.jsonl"
+F001 = "001_canal_compatible_platform.jsonl"
+F002 = "002_004_canal_with_table_changes.jsonl"
+FHOSTILE = "hostile_and_edge_cases.jsonl"
+
+ROW_FIELDS = [
+    "source_format",
+    "operation",
+    "source_operation",
+    "canal_event_type",
+    "database_name",
+    "table_name",
+    "primary_key_columns",
+    "primary_key",
+    "before_image",
+    "after_image",
+    "changed_columns",
+    "column_types",
+    "column_jdbc_types",
+    "column_jdbc_type_names",
+    "event_at",
+    "emitted_at",
+    "source_position",
+    "message_id",
+]
+
+CANAL_EVENT_TYPE = {"INSERT": 1, "UPDATE": 2, "DELETE": 3}  # 000's EventType numbers
+
+
+def row_change(
+    operation: str,
+    database: str,
+    table: str,
+    key_columns: list[str],
+    key: str | None,
+    before: dict | None,
+    after: dict | None,
+    changed: list[str],
+    event_at: datetime | None,
+    emitted_at: datetime | None,
+    message_id: str | None,
+    types: dict | None = None,
+    jdbc_types: dict | None = None,
+    jdbc_type_names: dict | None = None,
+) -> dict[str, Any]:
+    return {
+        "source_format": "canal_json",
+        "operation": operation,
+        "source_operation": operation,
+        "canal_event_type": CANAL_EVENT_TYPE[operation],
+        "database_name": database,
+        "table_name": table,
+        "primary_key_columns": key_columns,
+        "primary_key": key,
+        "before_image": before,
+        "after_image": after,
+        "changed_columns": sorted(changed),
+        "column_types": types,
+        "column_jdbc_types": jdbc_types,
+        "column_jdbc_type_names": jdbc_type_names,
+        "event_at": event_at,
+        "emitted_at": emitted_at,
+        "source_position": None,  # canal carries no binlog position
+        "message_id": message_id,
+    }
+
+
+# The column types of 000's tables, as row_change's types, jdbc_types and jdbc_type_names.
+ID_TYPES = {"types": {"ID": "int(11)"}, "jdbc_types": {"ID": 4}, "jdbc_type_names": {"ID": "INTEGER"}}
+ID_NAME_TYPES = {
+    "types": {"ID": "int(11)", "TEST_NAME": "varchar(255)"},
+    "jdbc_types": {"ID": 4, "TEST_NAME": 12},
+    "jdbc_type_names": {"ID": "INTEGER", "TEST_NAME": "VARCHAR"},
+}
+ANNE = {"last_name": "Kretchmar", "id": "1004", "first_name": "Anne", "email": "annek@noanswer.org"}
+ANNE_MARIE = {**ANNE, "first_name": "Anne Marie"}
+CUSTOMER_COLUMNS = ["last_name", "id", "first_name", "email"]
+PRODUCT_BEFORE = {"id": "111", "name": "name", "description": "Big 2-wheel scooter", "weight": "5.15"}
+PAYMENT = {
+    "id": "11",
+    "amount": "1234567890.123456789",
+    "paid": "true",
+    "note": 'café ☕ "quoted"',
+    "memo": None,
+    "tags": '["a","b"]',
+}
+
+# (file, line, message_index, row_index) -> the row change.
+EXPECTED_ROW_CHANGES = {
+    # 000: canal FlatMessages, each line a one-message batch; es/ts in ms; `old` partial.
+    (F000, 2, 0, 0): row_change(
+        operation="INSERT",
+        database="test",
+        table="asd_copy",
+        key_columns=["ID"],
+        key='{"ID":"2223"}',
+        before=None,
+        after={"ID": "2223"},
+        changed=["ID"],
+        event_at=ms(1554044748000),
+        emitted_at=ms(1554044748117),
+        message_id="6",
+        **ID_TYPES,
+    ),
+    (F000, 3, 0, 0): row_change(
+        operation="UPDATE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"222"}',
+        before={"ID": "2223"},
+        after={"ID": "222"},
+        changed=["ID"],
+        event_at=ms(1554044876000),
+        emitted_at=ms(1554044877622),
+        message_id="7",
+        **ID_TYPES,
+    ),
+    (F000, 4, 0, 0): row_change(
+        operation="DELETE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"222"}',
+        before={"ID": "222"},
+        after=None,
+        changed=["ID"],
+        event_at=ms(1554044940000),
+        emitted_at=ms(1554044940882),
+        message_id="8",
+        **ID_TYPES,
+    ),
+    # Multi-row UPDATE: pkNames repeats "ID" per row; old {"TEST_NAME": null} = was NULL.
+    (F000, 9, 0, 0): row_change(
+        operation="UPDATE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"22"}',
+        before={"ID": "22", "TEST_NAME": None},
+        after={"ID": "22", "TEST_NAME": "123"},
+        changed=["TEST_NAME"],
+        event_at=ms(1554045359000),
+        emitted_at=ms(1554045360514),
+        message_id="15",
+        **ID_NAME_TYPES,
+    ),
+    (F000, 9, 0, 1): row_change(
+        operation="UPDATE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"2223"}',
+        before={"ID": "2223", "TEST_NAME": None},
+        after={"ID": "2223", "TEST_NAME": "123"},
+        changed=["TEST_NAME"],
+        event_at=ms(1554045359000),
+        emitted_at=ms(1554045360514),
+        message_id="15",
+        **ID_NAME_TYPES,
+    ),
+    (F000, 10, 0, 0): row_change(
+        operation="DELETE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"22"}',
+        before={"ID": "22", "TEST_NAME": "123"},
+        after=None,
+        changed=["ID", "TEST_NAME"],
+        event_at=ms(1554045542000),
+        emitted_at=ms(1554045543209),
+        message_id="16",
+        **ID_NAME_TYPES,
+    ),
+    (F000, 10, 0, 1): row_change(
+        operation="DELETE",
+        database="test",
+        table="asd",
+        key_columns=["ID"],
+        key='{"ID":"2223"}',
+        before={"ID": "2223", "TEST_NAME": "123"},
+        after=None,
+        changed=["ID", "TEST_NAME"],
+        event_at=ms(1554045542000),
+        emitted_at=ms(1554045543209),
+        message_id="16",
+        **ID_NAME_TYPES,
+    ),
+    # 001: id 0 (no id), pkNames/mysqlType/sqlType null, numbers as JSON numbers, full `old`,
+    # INSERT es 0 (unknown), DELETE's row in `old` with `data` null.
+    (F001, 7, 0, 0): row_change(
+        operation="INSERT",
+        database="inventory",
+        table="customers",
+        key_columns=[],
+        key=None,
+        before=None,
+        after=ANNE,
+        changed=CUSTOMER_COLUMNS,
+        event_at=None,
+        emitted_at=ms(1465491411815),
+        message_id=None,
+    ),
+    (F001, 8, 0, 0): row_change(
+        operation="UPDATE",
+        database="inventory",
+        table="customers",
+        key_columns=[],
+        key=None,
+        before=ANNE,
+        after=ANNE_MARIE,
+        changed=["first_name"],
+        event_at=ms(1465581029100),
+        emitted_at=ms(1465581029523),
+        message_id=None,
+    ),
+    (F001, 9, 0, 0): row_change(
+        operation="DELETE",
+        database="inventory",
+        table="customers",
+        key_columns=[],
+        key=None,
+        before=ANNE_MARIE,
+        after=None,
+        changed=CUSTOMER_COLUMNS,
+        event_at=ms(1465581902300),
+        emitted_at=ms(1465581902461),
+        message_id=None,
+    ),
+    # 002's Canal Json DML (the key column itself changes: the key is the after image's).
+    (F002, 1, 0, 0): row_change(
+        operation="UPDATE",
+        database="db_test",
+        table="table_test",
+        key_columns=["col_pk"],
+        key='{"col_pk":"11"}',
+        before={"col1": "22", "col2": "22", "col_pk": "22"},
+        after={"col1": "11", "col2": "11", "col_pk": "11"},
+        changed=["col1", "col2", "col_pk"],
+        event_at=ms(1669790847000),
+        emitted_at=ms(1669790848072),
+        message_id=None,
+        types={"col1": "varchar(22)", "col2": "varchar(22)", "col_pk": "varchar(22)"},
+        jdbc_types={"col1": 12, "col2": 12, "col_pk": 12},
+        jdbc_type_names={"col1": "VARCHAR", "col2": "VARCHAR", "col_pk": "VARCHAR"},
+    ),
+    # 004's Canal JSON example: partial old; sqlType 7 is REAL in 002's jdbcType table.
+    (F002, 3, 0, 0): row_change(
+        operation="UPDATE",
+        database="inventory",
+        table="products",
+        key_columns=["id"],
+        key='{"id":"111"}',
+        before=PRODUCT_BEFORE,
+        after={**PRODUCT_BEFORE, "weight": "5.18"},
+        changed=["weight"],
+        event_at=ms(1589373560000),
+        emitted_at=ms(1589373560798),
+        message_id="9",
+        types={"id": "INTEGER", "name": "VARCHAR(255)", "description": "VARCHAR(512)", "weight": "FLOAT"},
+        jdbc_types={"id": 4, "name": 12, "description": 12, "weight": 7},
+        jdbc_type_names={"id": "INTEGER", "name": "VARCHAR", "description": "VARCHAR", "weight": "REAL"},
+    ),
+    # hostile: the good message of a batch whose other element is 42.
+    (FHOSTILE, 8, 0, 0): row_change(
+        operation="INSERT",
+        database="shop",
+        table="orders",
+        key_columns=["id"],
+        key='{"id":"7"}',
+        before=None,
+        after={"id": "7", "status": "new"},
+        changed=["id", "status"],
+        event_at=ms(1700000000000),
+        emitted_at=ms(1700000000123),
+        message_id=None,
+    ),
+    # hostile line 15 is an exact redelivery of 000 line 2: not here, the first copy wins.
+    # JSON numbers, booleans, unicode, a JSON null and an array; es in seconds, ts 0 (unknown).
+    (FHOSTILE, 17, 0, 0): row_change(
+        operation="INSERT",
+        database="shop",
+        table="payments",
+        key_columns=[],
+        key=None,
+        before=None,
+        after=PAYMENT,
+        changed=list(PAYMENT),
+        event_at=sec(1700000003),
+        emitted_at=None,
+        message_id=None,
+    ),
+}
+
+SCHEMA_FIELDS = [
+    "source_format",
+    "database_name",
+    "table_name",
+    "ddl_kind",
+    "source_operation",
+    "sql_text",
+    "table_columns",
+    "primary_key_columns",
+    "event_at",
+    "emitted_at",
+    "source_position",
+    "message_id",
+]
+
+
+def schema_change(
+    kind: str,
+    source_operation: str,
+    database: str,
+    table: str | None,
+    sql: str,
+    event_at: datetime,
+    emitted_at: datetime,
+    message_id: str | None,
+    columns: list[dict] | None = None,
+    key_columns: list[str] | None = None,
+) -> dict[str, Any]:
+    return {
+        "source_format": "canal_json",
+        "database_name": database,
+        "table_name": table,
+        "ddl_kind": kind,
+        "source_operation": source_operation,
+        "sql_text": sql,
+        "table_columns": columns,
+        "primary_key_columns": key_columns,
+        "event_at": event_at,
+        "emitted_at": emitted_at,
+        "source_position": None,
+        "message_id": message_id,
+    }
+
+
+def _column(name: str, position: int) -> dict[str, Any]:
+    return {"column_name": name, "ordinal_position": position, "column_type": "varchar(22)", "jdbc_type": 12}
+
+
+# (file, line, message_index) -> the schema change.
+EXPECTED_SCHEMA_CHANGES = {
+    (F000, 1, 0): schema_change(
+        kind="CREATE",
+        source_operation="CREATE",
+        database="test",
+        table="asd_copy",
+        sql="CREATE TABLE `test`.`asd_copy` (\n`ID` int(11) NOT NULL,\nPRIMARY KEY (`ID`)\n)"
+        " ENGINE=InnoDB DEFAULT CHARSET=utf8",
+        event_at=ms(1554044748000),
+        emitted_at=ms(1554044748116),
+        message_id="6",
+    ),
+    (F000, 5, 0): schema_change(
+        kind="DROP",
+        source_operation="ERASE",
+        database="test",
+        table="asd",
+        sql="DROP TABLE `asd` /* generated by server */",
+        event_at=ms(1554045030000),
+        emitted_at=ms(1554045031258),
+        message_id="9",
+    ),
+    (F000, 6, 0): schema_change(
+        kind="RENAME",
+        source_operation="RENAME",
+        database="test",
+        table="asd",
+        sql="alter table `asd_copy` rename to `asd`",
+        event_at=ms(1554045087000),
+        emitted_at=ms(1554045087466),
+        message_id="10",
+    ),
+    (F000, 7, 0): schema_change(
+        kind="ALTER",
+        source_operation="ALTER",
+        database="test",
+        table="asd",
+        sql="ALTER TABLE `test`.`asd` ADD COLUMN `TEST_NAME` varchar(255) AFTER `ID`",
+        event_at=ms(1554045155000),
+        emitted_at=ms(1554045155706),
+        message_id="11",
+    ),
+    (F000, 8, 0): schema_change(
+        kind="ALTER",
+        source_operation="ALTER",
+        database="test",
+        table="asd",
+        sql="ALTER TABLE `test`.`asd` DROP COLUMN `TEST_NAME`",
+        event_at=ms(1554045230000),
+        emitted_at=ms(1554045230994),
+        message_id="12",
+    ),
+    # 001's DDL: es/ts in seconds, id 0, database-level QUERY with table "".
+    (F001, 1, 0): schema_change(
+        kind="QUERY",
+        source_operation="QUERY",
+        database="dip_test",
+        table=None,
+        sql="CREATE DATABASE `dip_test` CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci",
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
+    ),
+    (F001, 2, 0): schema_change(
+        kind="QUERY",
+        source_operation="QUERY",
+        database="dip_test",
+        table=None,
+        sql="DROP DATABASE IF EXISTS `dip_test`",
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
+    ),
+    (F001, 3, 0): schema_change(
+        kind="CREATE",
+        source_operation="CREATE",
+        database="dip_test",
+        table="customers",
+        sql="CREATE TABLE `customers` (\n  `id` int NOT NULL AUTO_INCREMENT,\n"
+        "  `first_name` varchar(255) NOT NULL,\n  `last_name` varchar(255) NOT NULL,\n"
+        "  `email` varchar(255) NOT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `email` (`email`),\n"
+        "  KEY `ix_id` (`id`)\n) ENGINE=InnoDB AUTO_INCREMENT=1041 DEFAULT CHARSET=utf8",
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
+    ),
+    (F001, 4, 0): schema_change(
+        kind="ALTER",
+        source_operation="ALTER",
+        database="test",
+        table="user",
+        sql="ALTER TABLE `user` ADD COLUMN `createtime` datetime NULL DEFAULT CURRENT_TIMESTAMP",
+        event_at=sec(1655782153),
+        emitted_at=sec(1655782153),
+        message_id=None,
+    ),
+    (F001, 5, 0): schema_change(
+        kind="DROP",
+        source_operation="ERASE",
+        database="dip_test",
+        table="customers",
+        sql="DROP TABLE IF EXISTS `dip_test`.`customers`",
+        event_at=sec(1655812326),
+        emitted_at=sec(1655812326),
+        message_id=None,
+    ),
+    # ... but this one in ms.
+    (F001, 6, 0): schema_change(
+        kind="RENAME",
+        source_operation="RENAME",
+        database="testDB",
+        table="t_test",
+        sql="rename table test to t_test",
+        event_at=ms(1656300979748),
+        emitted_at=ms(1656300979748),
+        message_id=None,
+    ),
+    # 002's canal DDL with tableChanges: the table's columns and key after the ALTER.
+    (F002, 2, 0): schema_change(
+        kind="ALTER",
+        source_operation="ALTER",
+        database="db_test",
+        table="table_test",
+        sql="alter table table_test add col2 varchar(22) null",
+        event_at=ms(1669790951000),
+        emitted_at=ms(1669790952584),
+        message_id=None,
+        columns=[_column("col1", 0), _column("col2", 1), _column("col_pk", 2)],
+        key_columns=["col_pk"],
+    ),
+}
+
+# (file, line, message_index) -> reason. Everything rejected is in the hostile file.
+EXPECTED_REJECTIONS = {
+    # 000's CINDEX example as printed: a missing comma and a trailing comma.
+    (FHOSTILE, 1, None): "malformed_json",
+    # 000's CREATE example as printed: raw newlines in a string split it over lines 2-5. The
+    # batch opening on line 2 cannot be split; lines 3-5 are not JSON at all.
+    (FHOSTILE, 2, None): "malformed_json",
+    (FHOSTILE, 3, 0): "malformed_json",
+    (FHOSTILE, 4, 0): "malformed_json",
+    (FHOSTILE, 5, 0): "malformed_json",
+    (FHOSTILE, 6, None): "empty_line",
+    (FHOSTILE, 7, None): "empty_batch",
+    (FHOSTILE, 8, 1): "not_a_json_object",  # the 42 next to a good message
+    (FHOSTILE, 9, 0): "invalid_field_type",  # "data":"oops"
+    (FHOSTILE, 10, 0): "unknown_event_type",  # UPSERT
+    (FHOSTILE, 11, 0): "missing_database",
+    (FHOSTILE, 12, 0): "missing_table",
+    (FHOSTILE, 13, 0): "malformed_json",  # truncated
+    (FHOSTILE, 16, 0): "missing_old_image",  # canal UPDATE without `old`
+}
+
+RECONCILIATION_FIELDS = [
+    "landed_lines",
+    "messages",
+    "row_change_messages",
+    "schema_change_messages",
+    "skipped_messages",
+    "rejected_messages",
+]
+
+EXPECTED_RECONCILIATION = {
+    F000: dict(
+        landed_lines=10,
+        messages=10,
+        row_change_messages=5,
+        schema_change_messages=5,
+        skipped_messages=0,
+        rejected_messages=0,
+    ),
+    F001: dict(
+        landed_lines=9,
+        messages=9,
+        row_change_messages=3,
+        schema_change_messages=6,
+        skipped_messages=0,
+        rejected_messages=0,
+    ),
+    F002: dict(
+        landed_lines=3,
+        messages=3,
+        row_change_messages=2,
+        schema_change_messages=1,
+        skipped_messages=0,
+        rejected_messages=0,
+    ),
+    # 17 lines; line 8 holds two messages. Line 15 (the redelivery) counts as a row change
+    # message; line 14 (MHEARTBEAT) is skipped.
+    FHOSTILE: dict(
+        landed_lines=17,
+        messages=18,
+        row_change_messages=3,
+        schema_change_messages=0,
+        skipped_messages=1,
+        rejected_messages=14,
+    ),
+}
+
+
+def _by_row_key(rows: list[dict]) -> dict[tuple, dict]:
+    keyed = {(file_name(r["file_path"]), r["line_number"], r["message_index"], r["row_index"]): r for r in rows}
+    assert len(keyed) == len(rows), "two row changes share file, line, message and row index"
+    return keyed
+
+
+def _by_message_key(rows: list[dict]) -> dict[tuple, dict]:
+    keyed = {(file_name(r["file_path"]), r["line_number"], r["message_index"]): r for r in rows}
+    assert len(keyed) == len(rows), "two rows share file, line and message index"
+    return keyed
+
+
+def _canal(rows: list[dict]) -> list[dict]:
+    """The rows that came from canal_json (the samples hold other formats too)."""
+    return [r for r in rows if r["source_format"] == "canal_json"]
+
+
+def _lines(path: Path) -> list[str]:
+    """A file's lines as the spec means them: a final terminator ends the last line."""
+    text = path.read_bytes().decode()
+    return text.removesuffix("\n").removesuffix("\r").replace("\r\n", "\n").split("\n")
+
+
+# ------------------------------------------------------------------------- tests: samples
+
+
+def test_build_over_samples_runs_seeds_models_and_data_tests_successfully(samples: Build) -> None:
+    samples.wait()
+    statuses = samples.run_results()
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+    for seed in ("jdbc_types", "canal_event_types", "canal_entry_types"):
+        assert statuses[f"seed.cdc_lakehouse.{seed}"] == "success"
+    for model in (*MARTS, "int_row_changes_labelled"):
+        assert statuses[f"model.cdc_lakehouse.{model}"] == "success"
+    assert any(uid.startswith("test.") for uid in statuses), "the build ran no data tests"
+    assert sum(uid.startswith("unit_test.") for uid in statuses) >= 30, "the build ran no unit tests"
+
+
+def test_row_changes_are_exactly_the_sample_dml_rows(samples: Build) -> None:
+    actual = _by_row_key(_canal(samples.marts()["fct_row_changes"]))
+    assert len(actual) == 14
+    assert _diff(EXPECTED_ROW_CHANGES, actual, ROW_FIELDS) == []
+
+
+def test_redelivered_insert_appears_once_as_its_first_landed_copy(samples: Build) -> None:
+    rows = _canal(samples.marts()["fct_row_changes"])
+    copies = [
+        r
+        for r in rows
+        if (r["database_name"], r["table_name"], r["operation"], r["primary_key"])
+        == ("test", "asd_copy", "INSERT", '{"ID":"2223"}')
+    ]
+    assert [(file_name(r["file_path"]), r["line_number"]) for r in copies] == [(F000, 2)]
+    # Hostile line 15 is byte for byte 000's line 2, so the redelivery shares its change_id.
+    assert _lines(SAMPLES / FHOSTILE)[14] == _lines(SAMPLES / F000)[1]
+    change_ids = [r["change_id"] for r in rows]
+    assert len(set(change_ids)) == len(change_ids)
+    assert all(len(c) == 32 and set(c) <= set("0123456789abcdef") for c in change_ids)
+
+
+def test_json_numbers_booleans_unicode_and_null_keep_their_exact_text(samples: Build) -> None:
+    payments = [r for r in _canal(samples.marts()["fct_row_changes"]) if r["table_name"] == "payments"]
+    assert len(payments) == 1
+    after = payments[0]["after_image"]
+    assert after["amount"] == "1234567890.123456789"  # no rounding through a double
+    assert after["id"] == "11"
+    assert after["paid"] == "true"
+    assert after["note"] == 'café \u2615 "quoted"'
+    assert "memo" in after and after["memo"] is None  # a JSON null is a SQL NULL, key kept
+    assert after["tags"] == '["a","b"]'
+    assert payments[0]["event_at"] == datetime(2023, 11, 14, 22, 13, 23, tzinfo=UTC)
+
+
+def test_schema_changes_are_exactly_the_sample_ddl_messages(samples: Build) -> None:
+    actual = _by_message_key(_canal(samples.marts()["fct_schema_changes"]))
+    assert len(actual) == 12
+    assert _diff(EXPECTED_SCHEMA_CHANGES, actual, SCHEMA_FIELDS) == []
+
+
+def test_rejected_messages_are_exactly_the_hostile_lines_with_their_reasons(samples: Build) -> None:
+    rows = _canal(samples.marts()["fct_rejected_messages"])
+    actual = {(file_name(r["file_path"]), r["line_number"], r["message_index"]): r["reason"] for r in rows}
+    assert len(actual) == len(rows)
+    assert actual == EXPECTED_REJECTIONS
+    hostile_lines = _lines(SAMPLES / FHOSTILE)
+    for row in rows:
+        assert row["source_format"] == "canal_json"
+        assert row["payload"] == hostile_lines[row["line_number"] - 1], row["line_number"]
+
+
+def test_reconciliation_accounts_for_every_landed_line_and_message(samples: Build) -> None:
+    rows = _canal(samples.marts()["fct_message_reconciliation"])
+    actual = {file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS} for r in rows}
+    assert len(actual) == len(rows)
+    assert actual == EXPECTED_RECONCILIATION
+    for name, counts in actual.items():
+        assert counts["landed_lines"] == len(_lines(SAMPLES / name)), name
+        assert counts["messages"] == sum(
+            counts[k] for k in RECONCILIATION_FIELDS if k.endswith("_messages") and k != "messages"
+        ), name
+    for row in rows:
+        assert urlparse(row["file_path"]).path == str(SAMPLES / file_name(row["file_path"]))
+
+
+# ------------------------------------------------------------- tests: custom landing root
+
+ITEMS_JDBC_NAMES = {"id": "INTEGER", "name": "VARCHAR", "price": "DECIMAL", "tag": None}
+ITEMS_COLUMNS = ["id", "name", "price", "tag"]
+
+
+def _item_change(
+    operation: str,
+    key: str,
+    before: dict | None,
+    after: dict | None,
+    changed: list[str],
+    es: int,
+    message_id: str,
+) -> dict[str, Any]:
+    return row_change(
+        operation=operation,
+        database="shop",
+        table="items",
+        key_columns=["id"],
+        key=key,
+        before=before,
+        after=after,
+        changed=changed,
+        event_at=ms(es),
+        emitted_at=ms(es + 100),
+        message_id=message_id,
+        types=ITEMS_TYPES,
+        jdbc_types=ITEMS_JDBC,
+        jdbc_type_names=ITEMS_JDBC_NAMES,
+    )
+
+
+EXPECTED_ITEM_CHANGES = {
+    (PART_1, 2, 0, 0): _item_change("INSERT", '{"id":"1"}', None, APPLE, ITEMS_COLUMNS, 1700000101000, "2"),
+    # The batched line: message 0 renames apple, message 1 inserts fig with a NULL price.
+    (PART_1, 4, 0, 0): _item_change("UPDATE", '{"id":"1"}', APPLE, PEAR, ["name"], 1700000102000, "3"),
+    (PART_1, 4, 1, 0): _item_change("INSERT", '{"id":"2"}', None, FIG, ITEMS_COLUMNS, 1700000103000, "4"),
+    # Second file (CRLF, no final newline): price NULL -> 2.25 is a change; then apple/pear goes.
+    (PART_2, 1, 0, 0): _item_change("UPDATE", '{"id":"2"}', FIG, FIG_PRICED, ["price"], 1700000105000, "6"),
+    (PART_2, 2, 0, 0): _item_change("DELETE", '{"id":"1"}', PEAR, None, ITEMS_COLUMNS, 1700000106000, "7"),
+}
+
+
+def test_custom_landing_root_gives_the_insert_update_delete_sequence_exactly(custom: Build) -> None:
+    custom.wait()
+    statuses = custom.run_results()
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+    actual = _by_row_key(custom.marts()["fct_row_changes"])
+    hostile = row_change(
+        operation="INSERT",
+        database="shop",
+        table=HOSTILE_TABLE,
+        key_columns=["id"],
+        key='{"id":"1"}',
+        before=None,
+        after={"id": "1", HOSTILE_COLUMN: "v"},
+        changed=["id", HOSTILE_COLUMN],
+        event_at=ms(1700000109000),
+        emitted_at=ms(1700000109100),
+        message_id="9",
+        types={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
+    )
+    assert _diff({**EXPECTED_ITEM_CHANGES, (PART_3, 1, 0, 0): hostile}, actual, ROW_FIELDS) == []
+
+
+def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom: Build) -> None:
+    marts = custom.marts()
+    schema_changes = _by_message_key(marts["fct_schema_changes"])
+    expected_schema_changes = {
+        (PART_1, 1, 0): schema_change(
+            kind="CREATE",
+            source_operation="CREATE",
+            database="shop",
+            table="items",
+            sql="CREATE TABLE items (id int PRIMARY KEY, name varchar(20), price decimal(10,2), tag geometry)",
+            event_at=ms(1700000100000),
+            emitted_at=ms(1700000100100),
+            message_id="1",
+        ),
+        (PART_1, 5, 0): schema_change(
+            kind="CREATE_INDEX",
+            source_operation="CINDEX",
+            database="shop",
+            table="items",
+            sql="CREATE INDEX ix_items_name ON items (name)",
+            event_at=ms(1700000104000),
+            emitted_at=ms(1700000104100),
+            message_id="5",
+        ),
+        (PART_2, 4, 0): schema_change(
+            kind="DROP_INDEX",
+            source_operation="DINDEX",
+            database="shop",
+            table="items",
+            sql="DROP INDEX ix_items_name ON items",
+            event_at=ms(1700000108000),
+            emitted_at=ms(1700000108100),
+            message_id="8",
+        ),
+    }
+    assert _diff(expected_schema_changes, schema_changes, SCHEMA_FIELDS) == []
+
+    rejected = marts["fct_rejected_messages"]
+    assert [
+        (file_name(r["file_path"]), r["line_number"], r["message_index"], r["reason"], r["payload"]) for r in rejected
+    ] == [(PART_1, 3, None, "empty_line", "")]
+    assert rejected[0]["landed_at"] == PART_1_LANDED_AT
+
+    reconciliation = {
+        file_name(r["file_path"]): {k: r[k] for k in RECONCILIATION_FIELDS} for r in marts["fct_message_reconciliation"]
+    }
+    assert reconciliation == {
+        PART_1: dict(
+            landed_lines=5,
+            messages=6,
+            row_change_messages=3,
+            schema_change_messages=2,
+            skipped_messages=0,
+            rejected_messages=1,
+        ),
+        # A missing final terminator loses no line; CRLF gives no extra ones.
+        PART_2: dict(
+            landed_lines=4,
+            messages=4,
+            row_change_messages=2,
+            schema_change_messages=1,
+            skipped_messages=1,
+            rejected_messages=0,
+        ),
+        PART_3: dict(
+            landed_lines=1,
+            messages=1,
+            row_change_messages=1,
+            schema_change_messages=0,
+            skipped_messages=0,
+            rejected_messages=0,
+        ),
+    }
+
+
+VERSION_FIELDS = [
+    "database_name",
+    "table_name",
+    "primary_key",
+    "row_image",
+    "valid_from",
+    "valid_to",
+    "is_current",
+    "opened_by_operation",
+    "closed_by_operation",
+]
+
+
+def _version(key: str, image: dict, opened: str, es: int, closed: str | None, until: int | None) -> dict:
+    return {
+        "database_name": "shop",
+        "table_name": "items",
+        "primary_key": key,
+        "row_image": image,
+        "valid_from": ms(es),
+        "valid_to": None if until is None else ms(until),
+        "is_current": closed is None,
+        "opened_by_operation": opened,
+        "closed_by_operation": closed,
+    }
+
+
+def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(custom: Build) -> None:
+    marts = custom.marts()
+    change_ids = {
+        (file_name(r["file_path"]), r["line_number"], r["message_index"]): r["change_id"]
+        for r in marts["fct_row_changes"]
+    }
+    versions = {(r["primary_key"], r["valid_from"]): r for r in marts["dim_row_versions"] if r["table_name"] == "items"}
+    # apple is inserted, renamed pear, deleted; fig is inserted without a price, then priced.
+    expected = {
+        ('{"id":"1"}', ms(1700000101000)): _version(
+            '{"id":"1"}', APPLE, "INSERT", 1700000101000, "UPDATE", 1700000102000
+        ),
+        ('{"id":"1"}', ms(1700000102000)): _version(
+            '{"id":"1"}', PEAR, "UPDATE", 1700000102000, "DELETE", 1700000106000
+        ),
+        ('{"id":"2"}', ms(1700000103000)): _version(
+            '{"id":"2"}', FIG, "INSERT", 1700000103000, "UPDATE", 1700000105000
+        ),
+        ('{"id":"2"}', ms(1700000105000)): _version('{"id":"2"}', FIG_PRICED, "UPDATE", 1700000105000, None, None),
+    }
+    assert _diff(expected, versions, VERSION_FIELDS) == []
+    assert versions[('{"id":"1"}', ms(1700000101000))]["opened_by_change_id"] == change_ids[(PART_1, 2, 0)]
+    assert versions[('{"id":"1"}', ms(1700000102000))]["closed_by_change_id"] == change_ids[(PART_2, 2, 0)]
+
+    current = sorted(marts["dim_current_rows"], key=lambda r: r["table_name"])
+    assert [(r["table_name"], r["primary_key"], r["row_image"], r["last_operation"]) for r in current] == [
+        ("items", '{"id":"2"}', FIG_PRICED, "UPDATE"),
+        (HOSTILE_TABLE, '{"id":"1"}', {"id": "1", HOSTILE_COLUMN: "v"}, "INSERT"),
+    ]
+    assert current[0]["last_change_id"] == change_ids[(PART_2, 1, 0)]
+    assert current[0]["last_event_at"] == ms(1700000105000)
+
+
+def test_typed_replica_types_each_column_from_its_source_type(custom: Build) -> None:
+    replica = custom.tables(("replica__shop__items",))["replica__shop__items"]
+    assert replica["types"] == {
+        "id": "int",
+        "name": "string",
+        "price": "decimal(10,2)",
+        "tag": "string",  # geometry
+        "_primary_key": "string",
+        "_last_change_id": "string",
+        "_last_event_at": "timestamp",
+    }
+    (row,) = replica["rows"]
+    assert {k: row[k] for k in ("id", "name", "price", "tag", "_primary_key", "_last_event_at")} == {
+        "id": 2,
+        "name": "fig",
+        "price": "2.25",
+        "tag": "x",
+        "_primary_key": '{"id":"2"}',
+        "_last_event_at": ms(1700000105000),
+    }
+
+
+def test_typed_replica_of_a_hostile_table_quotes_names_and_injects_nothing(custom: Build) -> None:
+    view = "replica__shop__we_ird___drop_table_cdc_fct_row_changes____"
+    tables = custom.tables((view, "fct_row_changes"))
+    assert list(tables[view]["types"])[:2] == [HOSTILE_COLUMN, "id"]
+    assert [(r[HOSTILE_COLUMN], r["id"]) for r in tables[view]["rows"]] == [("v", 1)]
+    assert len(tables["fct_row_changes"]["rows"]) == len(custom.marts()["fct_row_changes"])
+
+
+def test_landing_root_without_the_canal_json_folder_builds_empty_marts(no_folder: Build) -> None:
+    no_folder.wait()
+    statuses = no_folder.run_results()
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+    assert {table: rows for table, rows in no_folder.marts().items()} == {t: [] for t in MARTS}

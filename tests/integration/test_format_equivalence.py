@@ -1,0 +1,244 @@
+"""Cross-format equivalence: one logical change stream, landed in every JSON format and in the
+Avro formats, gives the same row changes (and, where the format carries DDL, schema changes)
+in the facts. An Avro format lands in both encodings at once: its even-numbered files as
+JSON-encoded lines, its odd-numbered ones as binary container files holding the same records
+(the writer rolls both encodings at the same records), so OMS shard sets whose pieces sit in
+files of either encoding are reassembled too.
+
+The generator (cdc_tools.generator) writes a few hundred statements with every edge case
+(NULLs, empty strings, quotes, unicode, decimals, fractional datetimes, multi-row statements,
+updates of one column and from and to NULL, composite and string keys, DDL of every kind) into
+a landing root, with the expected results derived from the logical stream. One `dbt build`
+(dbt_harness.Build) per target reads all formats: on the embedded local Spark, and on a Spark
+Thrift Server with Spark Connect (`scripts/thrift_server.sh`, as `make thrift-up` starts it;
+on Spark 3.5, `make test-spark35`, the local target only). Each test then compares one format's
+rows in one target's marts with the expected results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyspark
+import pytest
+
+from cdc_lakehouse.avro.container import container_records
+from cdc_lakehouse.avro.oms import CONTROL_OPERATIONS
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, Build, ThriftServer, file_name, profiles_dir
+
+JSON_FORMATS = ("canal_json", "cloudcanal_json", "debezium_json", "kafka_river_json")
+AVRO_FORMATS = ("dts_avro", "oms_avro")
+FORMAT_NAMES = JSON_FORMATS + AVRO_FORMATS
+STATEMENTS = 300  # the curated prefix (every edge case) and ~270 random statements
+SEED = 20240101
+# pyspark 3.5 ships no Spark Connect server (scripts/thrift_server.sh): there only local.
+TARGETS = ("local", "thrift") if int(pyspark.__version__.split(".")[0]) >= 4 else ("local",)
+AVRO_FILE_BYTES = 64 * 1024  # several files per Avro format, so both encodings land
+
+
+def _land_avro_in_both_encodings(root: Path, work: Path) -> None:
+    """Each Avro format's folder: even parts JSON-encoded, odd parts binary, one stream."""
+    for encoding in ("json", "binary"):
+        generate(work / encoding, STATEMENTS, SEED, AVRO_FORMATS, AVRO_FILE_BYTES, avro_encoding=encoding)
+    for name in AVRO_FORMATS:
+        folder = root / name
+        folder.mkdir(parents=True)
+        json_parts = sorted((work / "json" / name).glob("part-*.jsonl"))
+        binary_parts = sorted((work / "binary" / name).glob("part-*.avro"))
+        assert [p.stem for p in json_parts] == [p.stem for p in binary_parts] and len(json_parts) > 2
+        for part, (json_part, binary_part) in enumerate(zip(json_parts, binary_parts, strict=True)):
+            chosen = json_part if part % 2 == 0 else binary_part
+            chosen.rename(folder / chosen.name)
+
+
+@pytest.fixture(scope="module")
+def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("equivalence")
+    root = work / "landing"
+    generate(root, STATEMENTS, SEED, FORMAT_NAMES)  # the expected results of every format
+    for name in AVRO_FORMATS:
+        for path in (root / name).iterdir():
+            path.unlink()
+        (root / name).rmdir()
+    _land_avro_in_both_encodings(root, work / "avro")
+    return root
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory, landing: Path) -> Iterator[dict[str, Build]]:
+    """The same build on the local target and on the thrift target (a Spark Thrift Server with
+    Spark Connect for the Python model), started together."""
+    root = tmp_path_factory.mktemp("equivalence_build")
+    profiles = profiles_dir(root)
+    # The generated tables' keys, for the formats whose messages name none (Debezium).
+    dbt_vars = json.loads((landing / EXPECTED_FOLDER / DBT_VARS_FILE).read_text())
+    server = ThriftServer(root / "thrift" / "spark")
+    started = {
+        target: Build(
+            f"format equivalence ({target})",
+            root / target,
+            BUILD_WITHOUT_UNIT_TESTS,
+            landing,
+            driver_memory="2g",
+            dbt_vars=dbt_vars,
+            target=target,
+            env=server.env,
+            after=server.down if target == "thrift" else None,
+        )
+        for target in TARGETS
+    }
+    try:
+        started["local"].start(profiles)
+        if "thrift" in started:
+            server.up()
+            started["thrift"].start(profiles)
+        yield started
+    finally:
+        for build in started.values():
+            build.stop()
+        server.down()
+
+
+@pytest.fixture(scope="module", params=TARGETS)
+def build(request: pytest.FixtureRequest, builds: dict[str, Build]) -> Build:
+    return builds[request.param]
+
+
+@pytest.fixture(params=FORMAT_NAMES)
+def format_name(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def _at(epoch_ms: int | None) -> datetime | None:
+    """Expected facts give epoch ms, or null where the format carries no such time."""
+    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
+
+
+def _expected(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
+    path = landing / EXPECTED_FOLDER / format_name / f"{kind}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _freeze(image: dict | None) -> tuple | None:
+    return None if image is None else tuple(sorted(image.items()))
+
+
+def _compare(expected: list[tuple], actual: list[tuple]) -> list[str]:
+    """Multiset difference, a few lines of each side."""
+    want, got = Counter(expected), Counter(actual)
+    missing, unexpected = want - got, got - want
+    return [f"missing: {row}" for row in list(missing.elements())[:5]] + [
+        f"unexpected: {row}" for row in list(unexpected.elements())[:5]
+    ]
+
+
+def _landed_records(path: Path, format_name: str) -> list[str]:
+    """A landed file's lines, or a container file's records in Avro's JSON encoding."""
+    if path.suffix == ".avro":
+        schema = FORMATS[format_name].avro_schema
+        return [payload or "" for _, payload in container_records(path.read_bytes(), schema)]
+    # Only "\n" ends a landed line: OMS shard bytes hold characters str.splitlines() splits on.
+    return path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
+
+
+def _skipped(format_name: str, records: list[str]) -> int:
+    """Records the format skips: OMS control records and shards merged into their shard 0."""
+    if format_name != "oms_avro":
+        return 0
+    parsed = [json.loads(record) for record in records]
+    return sum(1 for r in parsed if next(iter(r["operation"].values())) in CONTROL_OPERATIONS or r["index"] >= 1)
+
+
+def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
+    build.wait()
+    statuses = build.run_results()
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+
+
+def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:
+    expected = [
+        (
+            r["operation"],
+            r["database"],
+            r["table"],
+            r["primary_key"],
+            _freeze(r["before_image"]),
+            _freeze(r["after_image"]),
+            tuple(r["changed_columns"]),
+            _at(r["event_at_ms"]),
+            _at(r["emitted_at_ms"]),
+        )
+        for r in _expected(landing, format_name, "row_changes")
+    ]
+    actual = [
+        (
+            r["operation"],
+            r["database_name"],
+            r["table_name"],
+            r["primary_key"],
+            _freeze(r["before_image"]),
+            _freeze(r["after_image"]),
+            tuple(sorted(r["changed_columns"])),
+            r["event_at"],
+            r["emitted_at"],
+        )
+        for r in build.marts()["fct_row_changes"]
+        if r["source_format"] == format_name
+    ]
+    assert len(expected) > 500
+    assert _compare(expected, actual) == []
+
+
+def test_schema_changes_equal_the_expected_schema_changes(build: Build, landing: Path, format_name: str) -> None:
+    expected = [
+        (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
+        for r in _expected(landing, format_name, "schema_changes")
+    ]
+    actual = [
+        (r["database_name"], r["table_name"], r["ddl_kind"], r["sql_text"], r["event_at"], r["emitted_at"])
+        for r in build.marts()["fct_schema_changes"]
+        if r["source_format"] == format_name
+    ]
+    if FORMATS[format_name].carries_ddl:
+        assert {row[2] for row in expected} == {
+            "CREATE",
+            "ALTER",
+            "DROP",
+            "RENAME",
+            "TRUNCATE",
+            "CREATE_INDEX",
+            "DROP_INDEX",
+            "QUERY",
+        }
+    else:
+        assert expected == []
+    assert _compare(expected, actual) == []
+
+
+def test_nothing_is_rejected_and_every_landed_line_reconciles(build: Build, landing: Path, format_name: str) -> None:
+    marts = build.marts()
+    assert [r for r in marts["fct_rejected_messages"] if r["source_format"] == format_name] == []
+    reconciliation = {
+        file_name(r["file_path"]): r for r in marts["fct_message_reconciliation"] if r["source_format"] == format_name
+    }
+    files = sorted((landing / format_name).glob("part-*"))
+    assert sorted(reconciliation) == [path.name for path in files]
+    if format_name in AVRO_FORMATS:
+        assert {path.suffix for path in files} == {".jsonl", ".avro"}
+    for path in files:
+        counts = reconciliation[path.name]
+        records = _landed_records(path, format_name)
+        assert counts["landed_lines"] == len(records), path.name
+        assert counts["rejected_messages"] == 0, path.name
+        assert counts["skipped_messages"] == _skipped(format_name, records), path.name
+        assert counts["messages"] == (
+            counts["row_change_messages"] + counts["schema_change_messages"] + counts["skipped_messages"]
+        )

@@ -1,0 +1,577 @@
+"""Bad input never fails a build and is never lost: one build over hostile landed lines.
+
+For every format, valid messages of a generated stream (cdc_tools.generator) are landed
+interleaved with a few hundred hostile lines drawn by hypothesis from mutations of those
+messages (tests/support/hostile_inputs.py: truncated lines, every field with a wrong JSON type,
+missing fields, unknown operation codes, blank lines, non-objects, batches mixing good and bad
+messages, thousands of columns, megabyte values, deep nesting, invalid UTF-8, NaN/Infinity,
+duplicate keys, names made of quotes and SQL; for the Avro formats, lines in Avro's JSON
+encoding with unknown union branches too, and binary container files whose last record is
+damaged: a union index out of range or a block cut short). The draw is seeded (SEED), so a
+failure reproduces. ONE `dbt build` (with its data tests) reads them all; then, line by line: every
+line has exactly one outcome per message, hostile lines get the outcome their mutation implies
+(a rejection with its specific reason, or use with their values and names verbatim), and the
+valid messages give exactly the facts the generator expects.
+
+The same module proves that the reconciliation data tests fail when counts do not hold (their
+compiled SQL, run on tampered relations) and that `dbt source freshness` works on the local
+target.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.stream import logical_stream
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, Build, file_name, profiles_dir
+from support.hostile_inputs import (
+    CONTAINER_MUTATIONS,
+    FORMAT_RULES,
+    SQL_AND_QUOTES,
+    Mutant,
+    Source,
+    container_mutants,
+    is_utf8,
+    messages_of,
+    mutable_sources,
+    plan,
+)
+
+SEED = 20261123  # the stream's and hypothesis's seed: the same seed lands the same lines
+STATEMENTS = 60
+FILES_PER_FORMAT = 3
+FORMAT_NAMES = tuple(FORMAT_RULES)
+OUTCOMES = "int_message_outcomes_unioned"
+
+
+@dataclass(frozen=True)
+class Line:
+    """A landed line: a valid statement's line (`seq`) or a hostile one (`mutant`)."""
+
+    source_format: str
+    file: str
+    number: int
+    data: bytes
+    seq: int | None = None
+    mutant: Mutant | None = None
+
+
+@dataclass
+class Landing:
+    root: Path
+    lines: dict[tuple[str, str, int], Line]  # (format, file name, line number) -> line
+    row_changes: dict[int, list[dict[str, Any]]]  # statement seq -> expected row changes
+    schema_changes: dict[int, list[dict[str, Any]]]
+    dbt_vars: dict[str, Any]
+
+
+def write_landing(root: Path) -> Landing:
+    statements = list(logical_stream(SEED, STATEMENTS))
+    keys = {f"{s.table.database}.{s.table.name}": list(s.table.key) for s in statements if s.table}
+    lines: dict[tuple[str, str, int], Line] = {}
+    for number, name in enumerate(FORMAT_NAMES):
+        rules = FORMAT_RULES[name]
+        valid: list[tuple[int, str]] = []
+        spare: list[Source] = []  # landed only inside mixed batches
+        contained: list[list[Source]] = []  # Avro: statements landed only in container files
+        for statement in statements:
+            encoded = FORMATS[name].encode(statement)
+            if rules.batches and statement.seq % 5 == 4 and len(encoded) == 1 and len(messages_of(encoded[0])) == 1:
+                spare.append(Source(statement.seq, encoded[0], messages_of(encoded[0])[0]))
+            elif rules.avro_schema and statement.seq % 5 == 4:
+                contained.append([Source(statement.seq, line, json.loads(line)) for line in encoded])
+            else:
+                valid += [(statement.seq, line) for line in encoded]
+        sources = mutable_sources(rules, valid)
+        entries: list[tuple[int | None, bytes, Mutant | None]] = [(seq, line.encode(), None) for seq, line in valid]
+        entries += [(None, mutant.line, mutant) for mutant in plan(rules, sources, spare, SEED + 10_000 * number)]
+        random.Random(SEED).shuffle(entries)
+        folder = root / name
+        folder.mkdir(parents=True)
+        containers = container_mutants(rules, sources, contained, SEED + 10_000 * number + 5_000)
+        for part, container in enumerate(containers):
+            file = f"part-{part}.avro"
+            (folder / file).write_bytes(container.data)
+            for index, seq in enumerate(container.seqs, start=1):
+                lines[(name, file, index)] = Line(name, file, index, b"", seq)
+            damaged = len(container.seqs) + 1
+            mutant = Mutant(container.mutation, b"", container.expected)
+            lines[(name, file, damaged)] = Line(name, file, damaged, b"", None, mutant)
+        for part in range(FILES_PER_FORMAT):
+            file = f"part-{part}.jsonl"
+            chunk = entries[part::FILES_PER_FORMAT]
+            (folder / file).write_bytes(b"".join(data + b"\n" for _, data, _ in chunk))
+            for index, (seq, data, mutant) in enumerate(chunk, start=1):
+                lines[(name, file, index)] = Line(name, file, index, data, seq, mutant)
+    return Landing(
+        root,
+        lines,
+        {s.seq: expected_row_changes(s) for s in statements},
+        {s.seq: expected_schema_changes(s) for s in statements},
+        {"cdc_primary_keys": keys},
+    )
+
+
+# ------------------------------------------------------------------------------- fixtures
+
+FRESHNESS_AGE = {"canal_json": timedelta(0), "debezium_json": timedelta(hours=8), "cloudcanal_json": timedelta(days=2)}
+
+
+def _write_freshness_landing(root: Path) -> Path:
+    """One file per format, landed now, 8 hours ago and 2 days ago; no kafka_river_json or Avro folders."""
+    for name, age in FRESHNESS_AGE.items():
+        (root / name).mkdir(parents=True)
+        path = root / name / "part-0.jsonl"
+        path.write_text("{}\n")
+        landed = time.time() - age.total_seconds()
+        os.utime(path, (landed, landed))
+    return root
+
+
+@pytest.fixture(scope="module")
+def landing(tmp_path_factory: pytest.TempPathFactory) -> Landing:
+    return write_landing(tmp_path_factory.mktemp("hostile") / "landing")
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterator[dict[str, Build]]:
+    root = tmp_path_factory.mktemp("hostile_build")
+    profiles = profiles_dir(root)
+    started = {
+        "hostile": Build(
+            "hostile input",
+            root / "hostile",
+            BUILD_WITHOUT_UNIT_TESTS,
+            landing.root,
+            driver_memory="2g",
+            dbt_vars=landing.dbt_vars,
+        ),
+        "freshness": Build(
+            "source freshness",
+            root / "freshness",
+            ["source", "freshness"],
+            _write_freshness_landing(root / "freshness_landing"),
+            driver_memory="1g",
+            check=False,
+        ),
+    }
+    try:
+        for build in started.values():
+            build.start(profiles)
+        yield started
+    finally:
+        for build in started.values():
+            build.stop()
+
+
+@pytest.fixture(scope="module")
+def hostile(builds: dict[str, Build]) -> Build:
+    return builds["hostile"]
+
+
+@pytest.fixture(scope="module")
+def results(hostile: Build) -> dict[str, list[dict[str, Any]]]:
+    """The marts and every message's outcome."""
+    tables = hostile.tables((*MARTS, OUTCOMES))
+    return {name: table["rows"] for name, table in tables.items()}
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str, int]:
+    return (row["source_format"], file_name(row["file_path"]), row["line_number"])
+
+
+@pytest.fixture(scope="module")
+def outcomes(results: dict[str, list[dict[str, Any]]]) -> dict[tuple[str, str, int], dict[int | None, tuple]]:
+    """(format, file, line) -> {message_index: (disposition, reason)}."""
+    by_line: dict[tuple[str, str, int], dict[int | None, tuple]] = defaultdict(dict)
+    for row in results[OUTCOMES]:
+        messages = by_line[_key(row)]
+        assert row["message_index"] not in messages, f"two outcomes for {_key(row)} {row['message_index']}"
+        messages[row["message_index"]] = (row["disposition"], row["disposition_reason"])
+    return dict(by_line)
+
+
+def _facts_by_message(rows: list[dict[str, Any]]) -> dict[tuple, list[dict[str, Any]]]:
+    grouped: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        grouped[(*_key(row), row["message_index"])].append(row)
+    return grouped
+
+
+# ---------------------------------------------------------------------------------- tests
+
+
+def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile: Build) -> None:
+    hostile.wait()
+    statuses = hostile.run_results()
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+    ran = " ".join(statuses)
+    for test in (
+        "landed_lines_reconcile",
+        "assert_row_change_messages_reach_the_fact",
+        "assert_schema_change_messages_reach_the_fact",
+        "each_message_has_one_outcome",
+    ):
+        assert test in ran, f"{test} did not run"
+
+
+def test_landing_holds_every_mutation_class_of_every_format(landing: Landing) -> None:
+    classes = Counter((line.source_format, line.mutant.mutation) for line in landing.lines.values() if line.mutant)
+    for name, rules in FORMAT_RULES.items():
+        for mutation in (*rules.mutations, "wrong_type", *(CONTAINER_MUTATIONS if rules.avro_schema else ())):
+            assert classes[(name, mutation)] >= 1, (name, mutation)
+    assert sum(classes.values()) >= 400
+
+
+def test_every_landed_line_has_exactly_one_outcome_per_message(landing: Landing, outcomes: dict) -> None:
+    assert set(outcomes) == set(landing.lines)
+
+
+def test_each_hostile_line_gets_the_outcome_its_mutation_implies(landing: Landing, outcomes: dict) -> None:
+    problems = []
+    for key, line in landing.lines.items():
+        if line.mutant is None:
+            continue
+        got = outcomes[key]
+        if set(got) != set(line.mutant.expected):
+            problems.append(
+                f"{line.mutant.mutation} {key}: messages {sorted(got, key=str)}, "
+                f"expected {sorted(line.mutant.expected, key=str)}: {line.data[:300]!r}"
+            )
+            continue
+        for index, allowed in line.mutant.expected.items():
+            if got[index] not in allowed:
+                problems.append(
+                    f"{line.mutant.mutation} {key}[{index}]: {got[index]}, "
+                    f"expected one of {sorted(allowed, key=str)}: {line.data[:300]!r}"
+                )
+    assert problems == [], f"{len(problems)} lines:\n" + "\n".join(problems[:40])
+
+
+def test_every_rejection_is_in_fct_rejected_messages_with_its_reason_and_payload(
+    landing: Landing, outcomes: dict, results: dict
+) -> None:
+    rejected = {(*_key(r), r["message_index"]): r for r in results["fct_rejected_messages"]}
+    expected = {
+        (*key, index): reason
+        for key, messages in outcomes.items()
+        for index, (disposition, reason) in messages.items()
+        if disposition == "rejected"
+    }
+    assert {k: r["reason"] for k, r in rejected.items()} == expected
+    assert all(reason not in (None, "") for reason in expected.values())
+    for key, row in rejected.items():
+        data = landing.lines[key[:3]].data
+        if key[1].endswith(".avro"):  # the damage in a container file: no record to show
+            assert row["payload"] is None, key
+        else:
+            assert row["payload"] == data.decode("utf-8", errors="replace") or not is_utf8(data), key
+
+
+def _freeze(image: dict | None) -> tuple | None:
+    return None if image is None else tuple(sorted(image.items()))
+
+
+def _at(epoch_ms: int | None) -> datetime | None:
+    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
+
+
+def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(landing: Landing, results: dict) -> None:
+    """Valid lines, and valid messages inside mixed batches, give the generator's facts."""
+    seq_of: dict[tuple, int] = {}
+    for key, line in landing.lines.items():
+        if line.seq is not None:
+            seq_of[key] = line.seq
+        elif line.mutant is not None:
+            for index, seq in line.mutant.valid_messages.items():
+                seq_of[(*key, index)] = seq
+
+    def seq(row: dict[str, Any]) -> int | None:
+        key = _key(row)
+        return seq_of.get(key, seq_of.get((*key, row["message_index"])))
+
+    problems = []
+    for name in FORMAT_NAMES:
+        actual_rows: dict[int, list] = defaultdict(list)
+        for r in results["fct_row_changes"]:
+            if r["source_format"] == name and seq(r) is not None:
+                actual_rows[seq(r)].append(
+                    (
+                        r["operation"],
+                        r["database_name"],
+                        r["table_name"],
+                        r["primary_key"],
+                        _freeze(r["before_image"]),
+                        _freeze(r["after_image"]),
+                        tuple(sorted(r["changed_columns"])),
+                        r["event_at"],
+                        r["emitted_at"],
+                    )
+                )
+        actual_schema: dict[int, list] = defaultdict(list)
+        for r in results["fct_schema_changes"]:
+            if r["source_format"] == name and seq(r) is not None:
+                actual_schema[seq(r)].append(
+                    (r["database_name"], r["table_name"], r["ddl_kind"], r["sql_text"], r["event_at"], r["emitted_at"])
+                )
+        landed = {line.seq for line in landing.lines.values() if line.source_format == name and line.seq is not None}
+        landed |= {
+            s
+            for line in landing.lines.values()
+            if line.source_format == name and line.mutant
+            for s in line.mutant.valid_messages.values()
+        }
+        assert len(landed) >= STATEMENTS // 2
+        encoder = FORMATS[name]  # its times as the format can carry them
+        for statement in sorted(landed):
+            want_rows = sorted(
+                (
+                    (
+                        r["operation"],
+                        r["database"],
+                        r["table"],
+                        r["primary_key"],
+                        _freeze(r["before_image"]),
+                        _freeze(r["after_image"]),
+                        tuple(r["changed_columns"]),
+                        _at(r["event_at_ms"]),
+                        _at(r["emitted_at_ms"]),
+                    )
+                    for r in map(encoder.expected, landing.row_changes[statement])
+                ),
+                key=repr,
+            )
+            if sorted(actual_rows[statement], key=repr) != want_rows:
+                problems.append(f"{name} statement {statement}: rows {actual_rows[statement]} != {want_rows}")
+            want_schema = (
+                [
+                    (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
+                    for r in map(encoder.expected, landing.schema_changes[statement])
+                ]
+                if encoder.carries_ddl
+                else []
+            )
+            if actual_schema[statement] != want_schema:
+                problems.append(f"{name} statement {statement}: schema {actual_schema[statement]} != {want_schema}")
+    assert problems == [], "\n".join(problems[:20])
+
+
+def _matches(want: Any, got: Any) -> bool:
+    return bool(want.fullmatch(got or "")) if isinstance(want, re.Pattern) else want == got
+
+
+def test_used_hostile_lines_keep_names_and_values_verbatim(landing: Landing, outcomes: dict, results: dict) -> None:
+    """Names of quotes, backticks and SQL, thousands of columns, megabyte values, deep nesting
+    and invalid UTF-8 (read as U+FFFD) reach the facts exactly."""
+    row_facts = _facts_by_message(results["fct_row_changes"])
+    schema_facts = _facts_by_message(results["fct_schema_changes"])
+    checked = Counter()
+    problems = []
+    for key, line in landing.lines.items():
+        mutant = line.mutant
+        if mutant is None or not (mutant.facts or mutant.image):
+            continue
+        for index, (disposition, _) in outcomes[key].items():
+            if disposition not in ("row_change", "schema_change"):
+                continue
+            facts = (row_facts if disposition == "row_change" else schema_facts).get((*key, index), [])
+            if not facts:
+                problems.append(f"{mutant.mutation} {key}[{index}]: no fact")
+            for fact in facts:
+                for column, want in mutant.facts.items():
+                    if fact[column] != want:
+                        problems.append(f"{mutant.mutation} {key}: {column} {fact[column]!r} != {want!r}")
+                image = fact.get("after_image") or fact.get("before_image") or {}
+                for column, want in mutant.image.items():
+                    if not _matches(want, image.get(column)):
+                        problems.append(f"{mutant.mutation} {key}: image[{column!r}] {str(image.get(column))[:80]!r}")
+            checked[mutant.mutation] += 1
+    assert problems == [], "\n".join(problems[:20])
+    for mutation in ("hostile_names", "wide_image", "huge_value", "deep_nesting", "invalid_utf8"):
+        assert checked[mutation] >= len(FORMAT_NAMES), (mutation, checked)
+
+
+def test_hostile_names_inject_no_sql_every_relation_still_exists(hostile: Build, results: dict) -> None:
+    names = {r[c] for r in results["fct_row_changes"] for c in ("database_name", "table_name")}
+    assert names & set(SQL_AND_QUOTES), "no hostile name reached the facts"
+    # Every mart was read above; the relations the hostile names name are there and full.
+    assert all(results[mart] for mart in ("fct_row_changes", "fct_schema_changes", "fct_rejected_messages"))
+    assert len({r["change_id"] for r in results["fct_row_changes"]}) == len(results["fct_row_changes"])
+
+
+def test_reconciliation_mart_balances_lines_and_messages_per_format(landing: Landing, results: dict) -> None:
+    per_format: dict[str, Counter] = defaultdict(Counter)
+    for row in results["fct_message_reconciliation"]:
+        parts = sum(
+            row[k] for k in ("row_change_messages", "schema_change_messages", "skipped_messages", "rejected_messages")
+        )
+        assert row["messages"] == parts, row
+        per_format[row["source_format"]].update({"lines": row["landed_lines"], "rejected": row["rejected_messages"]})
+    for name in FORMAT_NAMES:
+        lines = [line for line in landing.lines.values() if line.source_format == name]
+        assert per_format[name]["lines"] == len(lines), name
+        assert per_format[name]["rejected"] == sum(
+            r["source_format"] == name for r in results["fct_rejected_messages"]
+        ), name
+
+
+# ------------------------------------------- reconciliation tests fail when counts do not hold
+
+
+def _data_test(manifest: dict[str, Any], name: str, source_format: str | None = None) -> dict[str, Any]:
+    tests = [
+        node
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "test"
+        and name in (node["name"], node.get("test_metadata", {}).get("name"))
+        and (source_format is None or node["test_metadata"]["kwargs"].get("source_format") == source_format)
+    ]
+    assert len(tests) == 1, name
+    return tests[0]
+
+
+def _run_on(spark: Any, manifest: dict[str, Any], test: dict[str, Any], relations: dict[str, str]) -> int:
+    """Rows the test's compiled SQL returns with each relation it reads replaced by a temp view
+    holding `relations[name]` (a SELECT)."""
+    assert test["config"]["severity"].upper() == "ERROR" and test["config"]["error_if"] == "!= 0"
+    sql = test["compiled_code"]
+    resources = {**manifest["nodes"], **manifest["sources"]}
+    for unique_id in test["depends_on"]["nodes"]:
+        resource = resources[unique_id]
+        view = "tampered_" + resource["name"]
+        spark.sql(f"create or replace temp view {view} as {relations[resource['name']]}")
+        assert resource["relation_name"] in sql, resource["relation_name"]
+        sql = sql.replace(resource["relation_name"], view)
+    return spark.sql(sql).count()
+
+
+LANDED = "select * from values ('f1', 1), ('f1', 2), ('f2', 1) as t(file_path, line_number)"
+
+
+def _reconciliation(*rows: str) -> str:
+    return "select * from values " + ", ".join(rows) + " as t(source_format, file_path, landed_lines)"
+
+
+def _outcomes(*rows: str) -> str:
+    return (
+        "select source_format, file_path, line_number, message_index, disposition "
+        "from values " + ", ".join(rows) + " as t(source_format, file_path, line_number, message_index, disposition)"
+    )
+
+
+def _changes(*rows: str) -> str:
+    body = ", ".join(rows) if rows else "('none', 'none', -1, -1)"
+    columns = "t(change_id, file_path, line_number, message_index)"
+    return f"select * from values {body} as {columns}" + ("" if rows else " where false")
+
+
+@pytest.fixture(scope="module")
+def manifest(hostile: Build) -> dict[str, Any]:
+    hostile.wait()
+    return json.loads((hostile.target_dir / "manifest.json").read_text())
+
+
+def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, manifest: dict) -> None:
+    test = _data_test(manifest, "landed_lines_reconcile", "canal_json")
+
+    def run(*rows: str) -> int:
+        return _run_on(
+            spark, manifest, test, {"landed_lines": LANDED, "fct_message_reconciliation": _reconciliation(*rows)}
+        )
+
+    assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)") == 0
+    assert run("('canal_json', 'f1', 1L)", "('canal_json', 'f2', 1L)") == 1  # a line of f1 lost
+    assert run("('canal_json', 'f1', 2L)") == 1  # f2 lost
+    # A file counted that never landed.
+    assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('canal_json', 'f3', 1L)") == 1
+
+
+def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark: Any, manifest: dict) -> None:
+    test = _data_test(manifest, "assert_row_change_messages_reach_the_fact")
+    outcomes = _outcomes("('canal_json', 'f1', 1, 0, 'row_change')", "('canal_json', 'f1', 2, 0, 'rejected')")
+    change = "('c1', 'f1', 1, 0)"
+
+    def run(row_changes: str, facts: str) -> int:
+        return _run_on(
+            spark,
+            manifest,
+            test,
+            {
+                "int_message_outcomes_unioned": outcomes,
+                "int_row_changes_unioned": row_changes,
+                "fct_row_changes": facts,
+            },
+        )
+
+    assert run(_changes(change), _changes(change)) == 0
+    assert run(_changes(), _changes()) == 1  # the DML message gave no row change
+    assert run(_changes(change), _changes()) == 1  # its row change is not in the fact
+
+
+def test_schema_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark: Any, manifest: dict) -> None:
+    test = _data_test(manifest, "assert_schema_change_messages_reach_the_fact")
+    outcomes = _outcomes("('canal_json', 'f1', 1, 0, 'schema_change')")
+    change = "('c1', 'f1', 1, 0)"
+
+    def run(schema_changes: str, facts: str) -> int:
+        return _run_on(
+            spark,
+            manifest,
+            test,
+            {
+                "int_message_outcomes_unioned": outcomes,
+                "int_schema_changes_unioned": schema_changes,
+                "fct_schema_changes": facts,
+            },
+        )
+
+    assert run(_changes(change), _changes(change)) == 0
+    assert run(_changes(), _changes()) == 1
+    assert run(_changes(change), _changes()) == 1
+
+
+def test_one_outcome_per_message_fails_when_a_message_is_counted_twice(spark: Any, manifest: dict) -> None:
+    test = _data_test(manifest, "each_message_has_one_outcome")
+    row = "('canal_json', 'f1', 1, 0, 'row_change')"
+    other = "('canal_json', 'f1', 1, 1, 'rejected')"
+
+    def run(*rows: str) -> int:
+        return _run_on(spark, manifest, test, {"int_message_outcomes_unioned": _outcomes(*rows)})
+
+    assert run(row, other) == 0
+    assert run(row, other, "('canal_json', 'f1', 1, 0, 'rejected')") == 1
+
+
+# ---------------------------------------------------------------------------- freshness
+
+
+def test_source_freshness_runs_on_the_local_target_and_grades_landing_age(builds: dict[str, Build]) -> None:
+    freshness = builds["freshness"]
+    freshness.wait()
+    sources = json.loads((freshness.target_dir / "sources.json").read_text())
+    status = {r["unique_id"].split(".")[2]: r["status"] for r in sources["results"]}
+    # The Avro formats have no folder in this landing, like kafka_river_json.
+    assert status == {
+        "canal_json": "pass",
+        "debezium_json": "warn",
+        "cloudcanal_json": "error",
+        "kafka_river_json": "error",
+        "dts_avro": "error",
+        "oms_avro": "error",
+    }
+    assert freshness.returncode == 1  # an error fails the command

@@ -1,0 +1,272 @@
+"""Incremental runs: landing the generated stream in parts, with a build after each part (one
+of them killed midway), gives exactly the marts of one `--full-refresh` build over all of it.
+
+The generator writes the stream in every format (the Avro ones as binary container files), in
+small files. The files are landed in three parts, each part taking every third file of each
+format, so every part after the first holds changes older than some already built (late data
+for the replicas). An OMS shard set split across two files stays in one part: a set whose
+pieces land in different runs is rejected as incomplete_shards (README, incremental runs). On one warehouse:
+
+1. part 1, `dbt build` (creates every table; every data test passes);
+2. part 2, `dbt run` killed (SIGKILL to dbt and its JVM) once the base models have loaded
+   part 2 and before the facts hold it: a crash between models;
+3. `dbt run`: catches up the killed run;
+4. part 3, plus a copy of a part-1 file under another name (an exact redelivery), `dbt build`;
+5. `dbt run` with no new data;
+6. `dbt run --full-refresh` over everything.
+
+Step 4 is a whole build, so the data tests (reconciliation included) run on incremental state;
+they read what was loaded since step 1, the last build whose data tests all passed: parts 2 and 3.
+
+The marts are read after steps 4, 5 and 6. `loaded_at` (when a row was loaded) is the only
+column that may differ between incremental and full-refresh builds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import fastavro
+import pytest
+
+from cdc_tools.generator.formats import FORMATS as ENCODERS
+from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
+
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
+
+FORMATS = tuple(ENCODERS)
+STATEMENTS = 300
+SEED = 20240607
+FILE_BYTES = 12_000  # several files per format
+PARTS = 3
+BASE_TABLES = tuple(f"base_{name}__messages" for name in FORMATS)
+# The copied file: a part-1 file of this format, landed again with part 3 under another name.
+REDELIVERED_FORMAT = "canal_json"
+REDELIVERED_NAME = "redelivered-copy.jsonl"
+# The model after which step 2 is killed: every base model has loaded part 2 by then.
+KILL_AFTER = "int_row_changes_labelled"
+
+
+@dataclass
+class Runs:
+    landing: Path
+    parts: list[list[Path]]  # landed files per part (paths under landing)
+    redelivered: tuple[Path, Path]  # (original, copy)
+    killed_output: str  # dbt's output up to the kill
+    after_part_3: dict[str, list[dict[str, Any]]]
+    after_part_3_tests: dict[str, str]  # the compiled SQL of step 4's data tests, by name
+    rerun: dict[str, list[dict[str, Any]]]  # the marts and the base tables
+    full_refresh: dict[str, list[dict[str, Any]]]
+
+
+def _land(files: list[Path], source: Path, landing: Path) -> list[Path]:
+    landed = []
+    for path in files:
+        target = landing / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(path, target)
+        landed.append(target)
+    return landed
+
+
+def _landed_lines(path: Path) -> int:
+    """Landing rows of a file: its lines, or a container file's records."""
+    if path.suffix == ".avro":
+        with path.open("rb") as container:
+            return sum(1 for _ in fastavro.reader(container))
+    return len(path.read_bytes().decode("utf-8").splitlines())
+
+
+def _continues_a_shard_set(path: Path) -> bool:
+    """Whether an OMS container file starts with a shard after the first of its set."""
+    with path.open("rb") as container:
+        first = next(iter(fastavro.reader(container)), None)
+    return first is not None and first["total"] >= 1 and first["index"] > 0
+
+
+def _landing_units(name: str, files: list[Path]) -> list[list[Path]]:
+    """The files in landing order, an OMS file that continues a shard set with the one before."""
+    units: list[list[Path]] = []
+    for path in files:
+        if name == "oms_avro" and units and _continues_a_shard_set(path):
+            units[-1].append(path)
+        else:
+            units.append([path])
+    return units
+
+
+def _finished_models(output: str) -> set[str]:
+    return set(re.findall(r" OK created \S+ \S+ model \w+\.(\w+)", output))
+
+
+def _kill_after_model(build: Build, profiles: Path, model: str) -> str:
+    """Starts the build, kills it as soon as `model` is done, returns dbt's output so far."""
+    build.start(profiles)
+    assert build.proc is not None
+    deadline = time.monotonic() + 1800
+    while model not in _finished_models(build.output_file.read_text()):
+        assert build.proc.poll() is None, "dbt ended before the kill:\n" + build.output_file.read_text()[-4000:]
+        assert time.monotonic() < deadline, f"{model} did not finish"
+        time.sleep(0.1)
+    build.kill()
+    return build.output_file.read_text()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
+    root = tmp_path_factory.mktemp("incremental")
+    generated = root / "generated"
+    counts = generate(generated, STATEMENTS, SEED, FORMATS, max_file_bytes=FILE_BYTES, avro_encoding="binary")
+    dbt_vars = json.loads((generated / EXPECTED_FOLDER / DBT_VARS_FILE).read_text())
+    parts: list[list[Path]] = [[] for _ in range(PARTS)]
+    for name in FORMATS:
+        units = _landing_units(name, counts[name].files)
+        assert len(units) >= 2 * PARTS, f"{name}: too few files to land in parts"
+        for index, unit in enumerate(units):
+            parts[index % PARTS].extend(unit)
+    # The generated stream has no bad lines: a file of them, landed in part 2, feeds the rejections.
+    rejects = generated / "canal_json" / "rejects.jsonl"
+    rejects.write_text('not json\n{"database": "shop", "table": "t", "type": "UPSERT"}\n')
+    parts[1].append(rejects)
+    landing = root / "landing"
+    profiles = profiles_dir(root)
+    spark_dir = root / "spark"
+    steps: list[Build] = []
+
+    def step(args: list[str]) -> Build:
+        build = Build(
+            f"incremental step {len(steps) + 1}",
+            root / f"step{len(steps) + 1}",
+            args,
+            landing,
+            driver_memory="2g",
+            dbt_vars=dbt_vars,
+            shared_spark_dir=spark_dir,
+            env={"PYTHONUNBUFFERED": "1"},  # dbt's output as it goes, to kill at the right model
+        )
+        steps.append(build)
+        return build
+
+    def run(args: list[str]) -> Build:
+        build = step(args)
+        build.start(profiles)
+        build.wait()
+        return build
+
+    try:
+        landed = [_land(parts[0], generated, landing)]
+        run(BUILD_WITHOUT_UNIT_TESTS)
+        landed.append(_land(parts[1], generated, landing))
+        killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
+        run(["run"])
+        landed.append(_land(parts[2], generated, landing))
+        original = next(path for path in landed[0] if path.parent.name == REDELIVERED_FORMAT)
+        copy = original.with_name(REDELIVERED_NAME)
+        shutil.copy(original, copy)  # a new file: landed now
+        build_after_part_3 = run(BUILD_WITHOUT_UNIT_TESTS)
+        after_part_3 = build_after_part_3.marts()
+        manifest = json.loads((build_after_part_3.target_dir / "manifest.json").read_text())
+        after_part_3_tests = {
+            node["name"]: node["compiled_code"]
+            for node in manifest["nodes"].values()
+            if node["resource_type"] == "test"
+        }
+        rerun = {name: table["rows"] for name, table in run(["run"]).tables(MARTS + BASE_TABLES).items()}
+        full_refresh = run(["run", "--full-refresh"]).marts()
+        yield Runs(
+            landing, landed, (original, copy), killed_output, after_part_3, after_part_3_tests, rerun, full_refresh
+        )
+    finally:
+        for build in steps:
+            build.stop()
+
+
+def _rows(rows: list[dict[str, Any]], without: tuple[str, ...] = ()) -> Counter[str]:
+    """The rows as a multiset of canonical JSON texts, leaving out the `without` columns."""
+    return Counter(
+        json.dumps({k: v for k, v in row.items() if k not in without}, sort_keys=True, default=str) for row in rows
+    )
+
+
+def _uri(path: Path) -> str:
+    return path.resolve().as_uri().replace("file:///", "file:/")
+
+
+@pytest.mark.parametrize("mart", MARTS)
+def test_incremental_runs_give_exactly_the_marts_of_one_full_refresh(runs: Runs, mart: str) -> None:
+    incremental = _rows(runs.rerun[mart], without=("loaded_at",))
+    full_refresh = _rows(runs.full_refresh[mart], without=("loaded_at",))
+    assert sum(full_refresh.values()) > 0
+    assert incremental == full_refresh
+
+
+@pytest.mark.parametrize("mart", MARTS)
+def test_rerun_with_no_new_data_changes_nothing(runs: Runs, mart: str) -> None:
+    # loaded_at included: no row was rewritten either.
+    assert len(runs.rerun[mart]) == len(runs.after_part_3[mart])
+    assert _rows(runs.rerun[mart]) == _rows(runs.after_part_3[mart])
+
+
+def test_killed_build_then_rerun_gives_the_marts_of_an_uninterrupted_run(runs: Runs) -> None:
+    finished = _finished_models(runs.killed_output)
+    # Killed midway: every base model had loaded part 2, the row-change fact and replicas had not.
+    assert set(BASE_TABLES) <= finished
+    assert not finished & {"fct_row_changes", "dim_row_versions"}
+    # The marts after the catch-up and later runs equal the full refresh (the test above); here the
+    # killed run's part-2 files are in the facts exactly once.
+    part_2 = {_uri(path) for path in runs.parts[1]}
+    reconciled = Counter(row["file_path"] for row in runs.rerun["fct_message_reconciliation"])
+    assert {path: reconciled[path] for path in part_2} == dict.fromkeys(part_2, 1)
+    changes = Counter(
+        (row["file_path"], row["line_number"], row["message_index"], row["row_index"])
+        for row in runs.rerun["fct_row_changes"]
+    )
+    assert any(key[0] in part_2 for key in changes)
+    assert max(changes.values()) == 1
+
+
+def test_file_landed_after_a_run_is_picked_up_exactly_once(runs: Runs) -> None:
+    for path in runs.parts[2]:
+        lines = _landed_lines(path)
+        base = [row for row in runs.rerun[f"base_{path.parent.name}__messages"] if row["file_path"] == _uri(path)]
+        assert len({row["line_number"] for row in base}) == lines, file_name(_uri(path))
+        assert max(Counter((row["line_number"], row["message_index"]) for row in base).values()) == 1
+        reconciled = [row for row in runs.rerun["fct_message_reconciliation"] if row["file_path"] == _uri(path)]
+        assert [row["landed_lines"] for row in reconciled] == [lines]
+
+
+def test_same_file_landed_twice_gives_no_duplicate_row_changes(runs: Runs) -> None:
+    original, copy = (_uri(path) for path in runs.redelivered)
+    row_changes = runs.rerun["fct_row_changes"]
+    # The copy was loaded (its lines reconcile) but every change in it is already in the fact.
+    reconciled = {row["file_path"]: row for row in runs.rerun["fct_message_reconciliation"]}
+    assert reconciled[copy]["row_change_messages"] == reconciled[original]["row_change_messages"] > 0
+    assert not [row for row in row_changes if row["file_path"] == copy]
+    assert len({row["change_id"] for row in row_changes}) == len(row_changes)
+    from_original = [row for row in row_changes if row["file_path"] == original]
+    assert len(from_original) >= reconciled[original]["row_change_messages"]
+
+
+def _compiled_test(runs: Runs, prefix: str) -> str:
+    (sql,) = [sql for name, sql in runs.after_part_3_tests.items() if name.startswith(prefix)]
+    return sql
+
+
+def test_a_build_tests_what_was_loaded_since_the_data_tests_last_passed(runs: Runs) -> None:
+    # Step 1's data tests all passed; steps 2 and 3 ran no test: step 4 tests parts 2 and 3.
+    reconcile = _compiled_test(runs, "source_landed_lines_reconcile_canal_json")
+    assert all(f"'{_uri(path)}'" in reconcile for path in runs.parts[0] if path.parent.name == "canal_json")
+    assert not [path for path in runs.parts[1] + runs.parts[2] if _uri(path) in reconcile]
+    newer_rows = re.compile(r"loaded_at > timestamp_micros\(\d+\)")
+    assert newer_rows.search(_compiled_test(runs, "not_null_fct_row_changes_change_id"))
+    assert newer_rows.search(_compiled_test(runs, "assert_row_change_messages_reach_the_fact"))
+    # New rows must not repeat old ones: uniqueness tests read the whole model.
+    assert not newer_rows.search(_compiled_test(runs, "unique_fct_row_changes_change_id"))

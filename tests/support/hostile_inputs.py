@@ -1,0 +1,1002 @@
+"""Hostile landed lines for every format: hypothesis strategies that mutate valid messages, each
+mutant carrying the outcome the staging must give it.
+
+A format is described once, by `FormatRules` (where its operation code, names and images are,
+which fields the staging reads and their JSON types, what a missing field means, whether a line
+may be a batch). Mutation classes are strategies built from those rules; `MUTATIONS` maps a class
+name to its strategy factory and `FormatRules.mutations` lists the classes a format takes.
+
+The Avro formats (dts_avro, oms_avro) land their records as lines in Avro's JSON encoding and as
+binary container files. Their lines take the JSON classes that apply to a record (truncated,
+blank_line, not_an_object, wrong_type of each field as a whole, missing_field, unknown_operation,
+hostile_names, wide_image, huge_value, invalid_utf8 inside a string, duplicate_key) and
+`unknown_branch`: a union of the record or of a column value under a branch name the schema
+does not have. Their container files (`container_mutants`) hold valid records, one
+per block, then one damaged record: a union index out of range (`unknown_branch_index`) or its
+block cut short (`damaged_container`); the records before it are used, the damage is one
+`invalid_avro_container` row.
+
+Expected outcomes are {message_index: {(disposition, reason), ...}}: message_index None is a line
+that gives no message (a blank line, a batch that is not JSON).
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import fastavro
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from cdc_lakehouse.avro import dts, oms
+from cdc_tools.avro_json import JsonDatums
+from cdc_tools.generator.formats import dts_avro
+
+Message = dict[str, Any]
+Path = tuple[str | int, ...]
+Outcome = tuple[str, str | None]  # (disposition, reason)
+Expected = dict[int | None, frozenset[Outcome]]
+
+JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array")
+SQL_AND_QUOTES = [
+    "x'; drop table cdc.fct_row_changes; --",
+    'we"ird`; drop view cdc.fct_rejected_messages; /*',
+    "`; select 1; --",
+    "'' or 1=1",
+    "\\'; drop schema cdc cascade; --",
+    "{{ var('landing_root') }}",
+    "${jndi:ldap://x}",
+    "tab\tline\nbreak",
+]
+NAME_ALPHABET = "'\"`;\\-/*() =%$.{}\n\tabcXYZ_0é☕"
+INVALID_UTF8 = [b"\xff", b"\xfe\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf"]
+NON_NUMERIC = ["NaN", "Infinity", "-Infinity"]
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def used(disposition: str) -> Expected:
+    return {0: frozenset({(disposition, None)})}
+
+
+def rejected(reason: str, message_index: int | None = 0) -> Expected:
+    return {message_index: frozenset({("rejected", reason)})}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One valid message as landed: the statement it encodes, its line and its parsed JSON."""
+
+    seq: int
+    line: str
+    message: Message
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One hostile landed line and what the staging must make of it."""
+
+    mutation: str
+    line: bytes
+    expected: Expected
+    # Facts of the line's messages: column -> value every fact row of the line must have.
+    facts: dict[str, Any] = field(default_factory=dict)
+    # Columns every row image of the line must hold with these values (a pattern: matching it).
+    image: dict[str, Any] = field(default_factory=dict)
+    # message_index -> statement seq, for valid messages inside a hostile line (mixed batches).
+    valid_messages: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FormatRules:
+    name: str
+    operation: Path
+    operation_codes: frozenset[str]
+    fields: dict[Path, frozenset[str]]  # fields the staging reads -> their allowed JSON types
+    kind: Callable[[Message], str]  # row_change or schema_change
+    missing_reason: Callable[[Message, Path], str | None]  # None: the message is still used
+    database: Path
+    table: Path
+    add_column: Callable[[Message, str, Any], None]  # the column in every row image
+    blank_line: Expected
+    batches: bool
+    mutations: tuple[str, ...]
+    root: Callable[[Message], Message] = lambda message: message  # where `fields` are
+    serialize: Callable[[Any], str] = dumps
+    mutable: Callable[[Message], bool] = lambda message: True  # a message mutants may copy
+    column_name_key: str | None = None  # images as arrays of entries naming their column by this key
+    object_name: Path | None = None  # "<database>.<table>" in one field (then no "." in a database)
+    unions: Callable[[Message], list[tuple[Path, str]]] | None = None  # (union, its unknown-branch reason)
+    invalid_utf8: Expected | None = None  # when a string with U+FFFD is not used as a value
+    avro_schema: dict[str, Any] | None = None  # records also land as binary container files
+
+
+def messages_of(line: str) -> list[dict[str, Any]]:
+    """The messages of a valid landed line: one, or a batch's."""
+    value = json.loads(line)
+    return value if isinstance(value, list) else [value]
+
+
+def mutable_sources(rules: FormatRules, lines: list[tuple[int, str]]) -> list[Source]:
+    """The messages of valid (seq, line)s that mutants may copy."""
+    return [Source(seq, line, m) for seq, line in lines for m in messages_of(line) if rules.mutable(m)]
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def get(message: Message, path: Path) -> Any:
+    value: Any = message
+    for key in path:
+        if isinstance(value, list) and isinstance(key, int) and key < len(value):
+            value = value[key]
+        elif isinstance(value, dict):
+            value = value.get(key)
+        else:
+            return None
+    return value
+
+
+def put(message: Message, path: Path, value: Any) -> None:
+    for key in path[:-1]:
+        message = message.setdefault(key, {})
+    message[path[-1]] = value
+
+
+def delete(message: Message, path: Path) -> None:
+    parent = get(message, path[:-1]) if len(path) > 1 else message
+    if isinstance(parent, dict):
+        parent.pop(path[-1], None)
+
+
+# ---------------------------------------------------------------------------------- formats
+
+CANAL_ROW = ("INSERT", "UPDATE", "DELETE")
+CANAL_DDL = ("CREATE", "ALTER", "ERASE", "QUERY", "TRUNCATE", "RENAME", "CINDEX", "DINDEX")
+
+
+def _canal_missing(op_field: str, old_field: str, database_fields: tuple[str, ...]) -> Callable:
+    """Canal and CloudCanal: what a message lacking `path` becomes."""
+
+    def reason(message: Message, path: Path) -> str | None:
+        op = message.get(op_field)
+        name = path[0]
+        if name == op_field:
+            return "missing_event_type"
+        if name in database_fields and not any(message.get(f) for f in database_fields if f != name):
+            return "missing_database"
+        if op not in CANAL_ROW:
+            return "missing_sql" if name == "sql" and op != "TRUNCATE" else None
+        if name == "table":
+            return "missing_table"
+        if name == "data" and not (op == "DELETE" and message.get(old_field)):
+            return "missing_row_image"
+        if name == old_field and op == "UPDATE":
+            return "missing_old_image"
+        return None
+
+    return reason
+
+
+def _add_to_images(*image_fields: str) -> Callable[[Message, str, Any], None]:
+    def add(message: Message, column: str, value: Any) -> None:
+        for name in image_fields:
+            for image in message.get(name) or []:
+                if name == "old" and message.get("type") == "UPDATE":
+                    continue  # canal `old` holds the changed columns only
+                image[column] = value
+
+    return add
+
+
+CANAL = FormatRules(
+    name="canal_json",
+    operation=("type",),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT"}),
+    fields={
+        ("id",): frozenset({"integer"}),
+        ("database",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("pkNames",): frozenset({"array"}),
+        ("isDdl",): frozenset({"boolean"}),
+        ("type",): frozenset({"string"}),
+        ("es",): frozenset({"integer"}),
+        ("ts",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}),
+        ("sqlType",): frozenset({"object"}),
+        ("mysqlType",): frozenset({"object"}),
+        ("data",): frozenset({"array"}),
+        ("old",): frozenset({"array"}),
+        ("tableChanges",): frozenset({"object"}),
+    },
+    kind=lambda m: "row_change" if m.get("type") in CANAL_ROW else "schema_change",
+    missing_reason=_canal_missing("type", "old", ("database",)),
+    database=("database",),
+    table=("table",),
+    add_column=_add_to_images("data", "old"),
+    blank_line=rejected("empty_line", None),
+    batches=True,
+    mutations=(
+        "truncated",
+        "wrong_type",
+        "missing_field",
+        "unknown_operation",
+        "blank_line",
+        "not_an_object",
+        "mixed_batch",
+        "wide_image",
+        "huge_value",
+        "deep_nesting",
+        "invalid_utf8",
+        "non_numeric_number",
+        "duplicate_key",
+        "hostile_names",
+    ),
+)
+
+CLOUDCANAL = FormatRules(
+    name="cloudcanal_json",
+    operation=("action",),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "DROP"}),
+    fields={
+        ("action",): frozenset({"string"}),
+        ("bid",): frozenset({"integer"}),
+        ("before",): frozenset({"array"}),
+        ("data",): frozenset({"array"}),
+        ("db",): frozenset({"string"}),
+        ("schema",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("dbValType",): frozenset({"object"}),
+        ("jdbcType",): frozenset({"object"}),
+        ("entryType",): frozenset({"string"}),
+        ("isDdl",): frozenset({"boolean"}),
+        ("pks",): frozenset({"array"}),
+        ("execTs",): frozenset({"integer"}),
+        ("sendTs",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}),
+        ("tableChanges",): frozenset({"object"}),
+    },
+    kind=lambda m: "row_change" if m.get("action") in CANAL_ROW else "schema_change",
+    missing_reason=_canal_missing("action", "before", ("db", "schema")),
+    database=("db",),
+    table=("table",),
+    add_column=_add_to_images("data", "before"),
+    blank_line=rejected("empty_line", None),
+    batches=True,
+    mutations=CANAL.mutations,
+)
+
+
+def _debezium_root(message: Message) -> Message:
+    return message["payload"] if isinstance(message.get("payload"), dict) else message
+
+
+def _debezium_missing(message: Message, path: Path) -> str | None:
+    payload = _debezium_root(message)
+    op = payload.get("op")
+    if op is None:  # a schema change event
+        if path in (("source",), ("source", "db")) and not payload.get("databaseName"):
+            return "missing_database"
+        if path == ("databaseName",) and not get(payload, ("source", "db")):
+            return "missing_database"
+        return "missing_sql" if path == ("ddl",) else None
+    if path == ("op",):
+        return "missing_event_type"
+    if path in (("source",), ("source", "db")):
+        return "missing_database"
+    if path == ("source", "table"):
+        return "missing_table"
+    if path == ("after",) and op != "d":
+        return "missing_row_image"
+    if path == ("before",):
+        return {"d": "missing_row_image", "u": "missing_old_image"}.get(op)
+    return None
+
+
+def _debezium_add_column(message: Message, column: str, value: Any) -> None:
+    payload = _debezium_root(message)
+    for name in ("before", "after"):
+        if isinstance(payload.get(name), dict):
+            payload[name][column] = value
+
+
+DEBEZIUM = FormatRules(
+    name="debezium_json",
+    operation=("op",),
+    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a"}),
+    fields={
+        ("op",): frozenset({"string"}),
+        ("ts_ms",): frozenset({"integer"}),
+        ("before",): frozenset({"object"}),
+        ("after",): frozenset({"object"}),
+        ("source",): frozenset({"object"}),
+        ("source", "db"): frozenset({"string"}),
+        ("source", "table"): frozenset({"string"}),
+        ("source", "file"): frozenset({"string"}),
+        ("source", "pos"): frozenset({"integer"}),
+        ("source", "ts_ms"): frozenset({"integer"}),
+        ("databaseName",): frozenset({"string"}),
+        ("ddl",): frozenset({"string"}),
+        ("tableChanges",): frozenset({"array", "object"}),
+    },
+    kind=lambda m: "schema_change" if _debezium_root(m).get("op") is None else "row_change",
+    missing_reason=_debezium_missing,
+    database=("source", "db"),
+    table=("source", "table"),
+    add_column=_debezium_add_column,
+    blank_line={0: frozenset({("skipped", "tombstone")})},
+    batches=False,
+    mutations=tuple(m for m in CANAL.mutations if m != "mixed_batch"),
+    root=_debezium_root,
+)
+
+
+def _kafka_river_missing(message: Message, path: Path) -> str | None:
+    return {
+        ("event",): "missing_event_type",
+        ("db",): "missing_database",
+        ("table",): "missing_table",
+        ("columns",): "missing_row_image",
+    }.get(path)
+
+
+def _kafka_river_add_column(message: Message, column: str, value: Any) -> None:
+    entry: dict[str, Any] = {"n": column, "t": "varchar(255)", "v": value, "null": False}
+    if message.get("event") == "u":
+        entry["updated"] = False
+    message["columns"].append(entry)
+
+
+KAFKA_RIVER = FormatRules(
+    name="kafka_river_json",
+    operation=("event",),
+    operation_codes=frozenset({"i", "u", "d"}),
+    fields={
+        ("binlog",): frozenset({"string"}),
+        ("time",): frozenset({"integer"}),
+        ("canalTime",): frozenset({"integer"}),
+        ("db",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("event",): frozenset({"string"}),
+        ("columns",): frozenset({"array"}),
+        ("keys",): frozenset({"array"}),
+    },
+    kind=lambda m: "row_change",
+    missing_reason=_kafka_river_missing,
+    database=("db",),
+    table=("table",),
+    add_column=_kafka_river_add_column,
+    blank_line=rejected("empty_line", None),
+    batches=False,
+    mutations=DEBEZIUM.mutations,
+    column_name_key="n",
+)
+
+AVRO_MUTATIONS = (
+    "truncated",
+    "wrong_type",
+    "missing_field",
+    "unknown_operation",
+    "blank_line",
+    "not_an_object",
+    "wide_image",
+    "huge_value",
+    "invalid_utf8",
+    "duplicate_key",
+    "hostile_names",
+    "unknown_branch",
+)
+# Binary container files: records, one per block, then one damaged record (`container_mutants`).
+CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
+
+
+def _image_value_unions(images: tuple[str, ...], inner: Path, reason: str) -> Callable:
+    """The (non-null) unions of every column value of `images` (each an {"array": [...]} union)."""
+
+    def unions(message: Message) -> list[tuple[Path, str]]:
+        paths = [
+            (name, "array", index, *inner)
+            for name in images
+            for index, _ in enumerate(get(message, (name, "array")) or [])
+        ]
+        return [(path, reason) for path in paths if get(message, path) is not None]
+
+    return unions
+
+
+def _add_to_avro_images(value_of: Callable[[Any], dict[str, Any]], type_number: int) -> Callable:
+    """A column appended to `fields` and to every row image, its value wrapped by `value_of`."""
+
+    def add(message: Message, column: str, value: Any) -> None:
+        message["fields"]["array"].append({"name": column, "dataTypeNumber": type_number})
+        for name in ("beforeImages", "afterImages"):
+            if isinstance(message.get(name), dict):
+                message[name]["array"].append(value_of(value))
+
+    return add
+
+
+def _dts_missing(message: Message, path: Path) -> str | None:
+    operation = message.get("operation")
+    if path == ("operation",):
+        return "missing_event_type"
+    if path == ("objectName",):
+        return "missing_database"
+    if operation == "DDL":
+        return "missing_sql" if path == ("afterImages",) else None
+    return {
+        ("fields",): "missing_columns",
+        ("afterImages",): None if operation == "DELETE" else "missing_row_image",
+        ("beforeImages",): {"DELETE": "missing_row_image", "UPDATE": "missing_old_image"}.get(operation),
+    }.get(path)
+
+
+def _dts_unions(message: Message) -> list[tuple[Path, str]]:
+    record = [((name,), "unknown_union_branch") for name in dts.UNIONS if message.get(name) is not None]
+    return record + _image_value_unions(("beforeImages", "afterImages"), (), "unknown_value_type")(message)
+
+
+DTS = FormatRules(
+    name="dts_avro",
+    operation=("operation",),
+    operation_codes=frozenset({*dts.ROW_OPERATIONS, *dts.SCHEMA_OPERATIONS, *dts.CONTROL_OPERATIONS}),
+    fields={
+        ("version",): frozenset({"integer"}),
+        ("id",): frozenset({"integer"}),
+        ("sourceTimestamp",): frozenset({"integer"}),
+        ("source",): frozenset({"object"}),
+        ("objectName",): frozenset({"object"}),
+        ("processTimestamps",): frozenset({"object"}),
+        ("tags",): frozenset({"object"}),
+        ("fields",): frozenset({"object"}),
+        ("beforeImages",): frozenset({"object"}),
+        ("afterImages",): frozenset({"object"}),
+        ("operation",): frozenset({"string"}),
+        ("sourcePosition",): frozenset({"string"}),
+        ("safeSourcePosition",): frozenset({"string"}),
+        ("sourceTxid",): frozenset({"string"}),
+    },
+    kind=lambda m: "schema_change" if m.get("operation") == "DDL" else "row_change",
+    missing_reason=_dts_missing,
+    database=("objectName", "string"),
+    table=("objectName", "string"),
+    # A Character value: Avro bytes in the JSON encoding, one code point per UTF-8 byte.
+    add_column=_add_to_avro_images(
+        lambda v: {dts_avro.NAMESPACE + "Character": {"charset": "utf8mb4", "value": v.encode().decode("latin-1")}}, 15
+    ),
+    blank_line=rejected("empty_line"),
+    batches=False,
+    mutations=AVRO_MUTATIONS,
+    column_name_key="name",
+    object_name=("objectName", "string"),
+    unions=_dts_unions,
+    # U+FFFD is not a byte of a Character's bytes.
+    invalid_utf8=rejected("invalid_value"),
+    avro_schema=dts.record_schema(),
+)
+
+
+OMS_OPERATION = ("operation", "com.oceanbase.oms.avro.Operation")
+
+
+def _oms_missing(message: Message, path: Path) -> str | None:
+    operation = get(message, OMS_OPERATION)
+    name = path[0]
+    if name == "operation":
+        return "missing_event_type"
+    if name == "schemaName":
+        return "missing_database"
+    if operation == "DDL":
+        return "missing_sql" if name == "sql" else None
+    return {
+        "tableName": "missing_table",
+        "fields": "missing_fields",
+        "afterImages": None if operation == "DELETE" else "missing_row_image",
+        "beforeImages": None if operation == "INSERT" else "missing_row_image",
+    }.get(name)
+
+
+def _oms_unions(message: Message) -> list[tuple[Path, str]]:
+    record = [((name,), "unknown_union_branch") for name in oms.UNION_FIELDS if message.get(name) is not None]
+    return record + _image_value_unions(("beforeImages", "afterImages"), ("value",), "unknown_value_branch")(message)
+
+
+OMS = FormatRules(
+    name="oms_avro",
+    operation=OMS_OPERATION,
+    operation_codes=frozenset(oms.OPERATIONS),
+    fields={
+        ("id",): frozenset({"integer"}),
+        ("total",): frozenset({"integer"}),
+        ("index",): frozenset({"integer"}),
+        **{(name,): frozenset({"object"}) for name in oms.UNION_FIELDS},
+    },
+    kind=lambda m: "schema_change" if get(m, OMS_OPERATION) == "DDL" else "row_change",
+    missing_reason=_oms_missing,
+    database=("schemaName", "string"),
+    table=("tableName", "string"),
+    add_column=_add_to_avro_images(
+        lambda v: {
+            "type_info": "STRING",
+            "value": {
+                "com.oceanbase.oms.avro.StringObject": {"charsetName": "utf8mb4", "value": v},
+            },
+        },
+        15,
+    ),
+    blank_line=rejected("empty_line"),
+    batches=False,
+    mutations=AVRO_MUTATIONS,
+    # Control records carry no row; shard records stay in their (intact) sets.
+    mutable=lambda m: get(m, OMS_OPERATION) not in oms.CONTROL_OPERATIONS and (m.get("total") or 0) < 1,
+    column_name_key="name",
+    unions=_oms_unions,
+    avro_schema=oms.record_schema(),
+)
+
+FORMAT_RULES: dict[str, FormatRules] = {
+    rules.name: rules for rules in (CANAL, CLOUDCANAL, DEBEZIUM, KAFKA_RIVER, DTS, OMS)
+}
+
+
+# -------------------------------------------------------------------------------- mutations
+
+
+def json_value_of(json_type: str) -> st.SearchStrategy[Any]:
+    return {
+        "string": st.text(max_size=8),
+        "integer": st.integers(-(2**40), 2**40),
+        "number": st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != int(x)),
+        "boolean": st.booleans(),
+        "object": st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+        "array": st.lists(st.integers(), max_size=2),
+    }[json_type]
+
+
+def _line_of(rules: FormatRules, message: Message) -> bytes:
+    return rules.serialize(message).encode()
+
+
+def _mutant(rules: FormatRules, name: str, message: Message, expected: Expected, **checks: Any) -> Mutant:
+    return Mutant(name, _line_of(rules, message), expected, **checks)
+
+
+def truncated(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from(sources))
+        data = source.line.encode()
+        cut = draw(st.integers(1, len(data) - 1))
+        index = None if rules.batches and source.line.startswith("[") else 0
+        return Mutant("truncated", data[:cut], rejected("malformed_json", index))
+
+    return strategy()
+
+
+def wrong_type(rules: FormatRules, sources: list[Source], path: Path) -> st.SearchStrategy[Mutant]:
+    """`path` given a value of a JSON type the staging does not read there."""
+    others = [t for t in JSON_TYPES if t not in rules.fields[path]]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(sources)).message)
+        value = draw(st.sampled_from(others).flatmap(json_value_of))
+        put(rules.root(message), path, value)
+        return _mutant(rules, "wrong_type", message, rejected("invalid_field_type"))
+
+    return strategy()
+
+
+def missing_field(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A field the staging reads, left out or JSON null."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(sources)).message)
+        root = rules.root(message)
+        present = [path for path in rules.fields if get(root, path) is not None]
+        path = draw(st.sampled_from(present))
+        reason = rules.missing_reason(message, path)
+        kind = rules.kind(message)
+        if draw(st.booleans()):
+            delete(root, path)
+        else:
+            put(root, path, None)
+        expected = used(kind) if reason is None else rejected(reason)
+        return _mutant(rules, "missing_field", message, expected)
+
+    return strategy()
+
+
+def unknown_operation(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(sources)).message)
+        code = draw(
+            st.one_of(
+                st.text(min_size=1, max_size=12), st.sampled_from(["upsert", "insert", "C", "x", "MERGE"])
+            ).filter(lambda c: c not in rules.operation_codes)
+        )
+        put(rules.root(message), rules.operation, code)
+        return _mutant(rules, "unknown_operation", message, rejected("unknown_event_type"))
+
+    return strategy()
+
+
+def blank_line(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    return st.text(alphabet=" \t", max_size=6).map(lambda text: Mutant("blank_line", text.encode(), rules.blank_line))
+
+
+def not_an_object(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A JSON value that is not an object (for a batch format: an empty batch)."""
+    scalars = st.one_of(
+        st.integers(), st.text(max_size=10), st.booleans(), st.floats(allow_nan=False, allow_infinity=False)
+    )
+    values = scalars if rules.batches else st.one_of(scalars, st.lists(st.integers(), max_size=3))
+    strategy = values.map(lambda v: Mutant("not_an_object", dumps(v).encode(), rejected("not_a_json_object")))
+    if rules.batches:
+        return st.one_of(strategy, st.just(Mutant("not_an_object", b"[]", rejected("empty_batch", None))))
+    return strategy
+
+
+def mixed_batch(rules: FormatRules, sources: list[Source], spare: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A JSON array of valid messages (statements landed nowhere else) and bad ones."""
+    bad_objects = st.one_of(
+        wrong_type(rules, sources, rules.operation), unknown_operation(rules, sources), missing_field(rules, sources)
+    )
+    bad_values = st.one_of(
+        st.integers(), st.text(max_size=6), st.none(), st.booleans(), st.lists(st.integers(), max_size=2)
+    )
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        good = draw(st.lists(st.sampled_from(spare), min_size=1, max_size=3, unique_by=lambda s: s.seq))
+        bad = draw(st.lists(st.one_of(bad_objects, bad_values), min_size=1, max_size=3))
+        elements: list[tuple[str, Any]] = [("good", s) for s in good] + [("bad", b) for b in bad]
+        order = draw(st.permutations(range(len(elements))))
+        texts, expected, valid = [], {}, {}
+        for index, position in enumerate(order):
+            what, element = elements[position]
+            if what == "good":
+                texts.append(dumps(element.message))
+                expected[index] = frozenset({(rules.kind(element.message), None)})
+                valid[index] = element.seq
+            elif isinstance(element, Mutant):
+                texts.append(element.line.decode())
+                expected[index] = element.expected[0]
+            else:
+                texts.append(dumps(element))
+                expected[index] = frozenset({("rejected", "not_a_json_object")})
+        line = ("[" + ",".join(texts) + "]").encode()
+        return Mutant("mixed_batch", line, expected, valid_messages=valid)
+
+    return strategy()
+
+
+def _with_column(rules: FormatRules, mutation: str, column: str, value: Any, text: str | None = None) -> Callable:
+    """A strategy step: a valid message with `column` added to its row images."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn, sources: list[Source]) -> Mutant:
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        rules.add_column(message, column, value)
+        return _mutant(rules, mutation, message, used("row_change"), image={column: value if text is None else text})
+
+    return strategy
+
+
+def wide_image(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        width = draw(st.integers(2000, 4000))
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        columns = {f"wide_{i:04d}": f"v{i}" for i in range(width)}
+        for column, value in columns.items():
+            rules.add_column(message, column, value)
+        return _mutant(rules, "wide_image", message, used("row_change"), image=columns)
+
+    return strategy()
+
+
+def huge_value(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        size = draw(st.integers(1_000_000, 1_500_000))
+        unit = draw(st.sampled_from(["x", "é", "☕", "\"'`;"]))
+        value = unit * (size // len(unit.encode()))
+        return draw(_with_column(rules, "huge_value", "huge", value)(sources))
+
+    return strategy()
+
+
+def deep_nesting(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A value nested arrays deep: within the JSON parser's depth limit (1000) it is kept as its
+    JSON text; beyond it the message is malformed_json."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        depth = draw(st.one_of(st.integers(2, 200), st.integers(1500, 4000)))
+        text = "[" * depth + "1" + "]" * depth
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        rules.add_column(message, "nested", "@@NESTED@@")
+        line = _line_of(rules, message).replace(b'"@@NESTED@@"', text.encode())
+        if depth > 1000:
+            return Mutant("deep_nesting", line, rejected("malformed_json"))
+        return Mutant("deep_nesting", line, used("row_change"), image={"nested": text})
+
+    return strategy()
+
+
+def invalid_utf8(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """Bytes that are not UTF-8 inside a string value: the landing source reads them as U+FFFD."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        bad = draw(st.sampled_from(INVALID_UTF8))
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        # Named by the bytes: two sequences that both read as one U+FFFD give different messages.
+        column = f"raw_{bad.hex()}"
+        rules.add_column(message, column, "a@@BAD@@b")
+        line = _line_of(rules, message).replace(b"@@BAD@@", bad)
+        if rules.invalid_utf8 is not None:
+            return Mutant("invalid_utf8", line, rules.invalid_utf8)
+        # Java's decoder gives one U+FFFD per bad byte sequence: one or more.
+        return Mutant("invalid_utf8", line, used("row_change"), image={column: re.compile("a\ufffd+b")})
+
+    return strategy()
+
+
+def non_numeric_number(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """NaN or ±Infinity (not JSON) as a number field or a row value."""
+    number_fields = [path for path, types in rules.fields.items() if types == {"integer"}]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        token = draw(st.sampled_from(NON_NUMERIC))
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        if draw(st.booleans()):
+            put(rules.root(message), draw(st.sampled_from(number_fields)), "@@NUM@@")
+        else:
+            rules.add_column(message, "number", "@@NUM@@")
+        line = _line_of(rules, message).replace(b'"@@NUM@@"', token.encode())
+        return Mutant("non_numeric_number", line, rejected("malformed_json"))
+
+    return strategy()
+
+
+def duplicate_key(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A key twice in one object: the message's own, or a row image's."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
+        message = copy.deepcopy(source.message)
+        if draw(st.booleans()):
+            key = draw(st.sampled_from(sorted(message)))
+            twice = dumps(key) + ":" + dumps(draw(st.one_of(st.just(message[key]), st.text(max_size=5))))
+            line = ("{" + twice + "," + _line_of(rules, message).decode()[1:]).encode()
+        else:
+            rules.add_column(message, "@@DUP@@", "x")
+            column = draw(st.text(alphabet="abc", min_size=1, max_size=3))
+            twice = f'{dumps(column)}:"1",{dumps(column)}:"2"'
+            line = _line_of(rules, message).replace(b'"@@DUP@@":"x"', twice.encode())
+            if rules.column_name_key:  # columns are an array of entries: repeat the name key in one
+                key = dumps(rules.column_name_key)
+                twice = f'{key}:"a",{key}:{dumps(column)}'
+                line = _line_of(rules, message).replace(f'{key}:"@@DUP@@"'.encode(), twice.encode())
+        return Mutant("duplicate_key", line, rejected("duplicate_key"))
+
+    return strategy()
+
+
+def hostile_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """Database, table and column names made of quotes, backticks, semicolons and SQL."""
+    names = st.one_of(
+        st.sampled_from(SQL_AND_QUOTES),
+        st.text(alphabet=NAME_ALPHABET, min_size=1, max_size=24).filter(lambda n: n.strip() != ""),
+    )
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from(sources))
+        message = copy.deepcopy(source.message)
+        root = rules.root(message)
+        # In "<database>.<table>" (`object_name`) a database's name cannot hold a ".".
+        databases = names.filter(lambda n: "." not in n) if rules.object_name else names
+        database, table, column = draw(databases), draw(names), draw(names)
+        facts: dict[str, Any] = {"database_name": database}
+        if rules.object_name:
+            has_table = "." in get(root, rules.object_name)
+            put(root, rules.object_name, f"{database}.{table}" if has_table else database)
+            if has_table:
+                facts["table_name"] = table
+        else:
+            put(root, rules.database, database)
+            if get(root, rules.table):  # a database-level DDL keeps its empty table
+                put(root, rules.table, table)
+                facts["table_name"] = table
+        image: dict[str, Any] = {}
+        if rules.kind(message) == "row_change":
+            rules.add_column(message, column, "v")
+            image[column] = "v"
+        return _mutant(rules, "hostile_names", message, used(rules.kind(message)), facts=facts, image=image)
+
+    return strategy()
+
+
+def unknown_branch(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A union's value under a branch name the schema does not have (Avro's JSON encoding)."""
+    assert rules.unions is not None
+    # No segment of these names is a type of either schema (a branch is matched by its last one).
+    names = st.one_of(
+        st.sampled_from(["com.alibaba.dts.formats.avro.Unknown", "com.oceanbase.oms.avro.Bogus", "Strng", "x"]),
+        st.text(alphabet="qwz_", min_size=1, max_size=8),
+    )
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from([s for s in sources if rules.unions(s.message)])).message)
+        path, reason = draw(st.sampled_from(rules.unions(message)))
+        union = get(message, path)
+        ((_, value),) = union.items()
+        union.clear()
+        union[draw(names)] = value
+        return _mutant(rules, "unknown_branch", message, rejected(reason))
+
+    return strategy()
+
+
+# Classes drawn from (rules, sources). `plan` draws the other two itself: wrong_type once per field
+# the format reads, mixed_batch from spare statements landed nowhere else.
+MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
+    "truncated": truncated,
+    "missing_field": missing_field,
+    "unknown_operation": unknown_operation,
+    "blank_line": blank_line,
+    "not_an_object": not_an_object,
+    "wide_image": wide_image,
+    "huge_value": huge_value,
+    "deep_nesting": deep_nesting,
+    "invalid_utf8": invalid_utf8,
+    "non_numeric_number": non_numeric_number,
+    "duplicate_key": duplicate_key,
+    "hostile_names": hostile_names,
+    "unknown_branch": unknown_branch,
+}
+# How many examples of each class a landing gets: the costly ones (megabytes) few.
+EXAMPLES = {"wide_image": 2, "huge_value": 2, "deep_nesting": 8, "blank_line": 6}
+DEFAULT_EXAMPLES = 12
+
+
+# ------------------------------------------------------------------- binary container files
+
+
+@dataclass(frozen=True)
+class Container:
+    """A binary container file: valid records, one per block, then one damaged record (its block
+    cut short or a union index out of range) that the staging gives as `invalid_avro_container`."""
+
+    mutation: str
+    data: bytes
+    seqs: tuple[int, ...]  # the statement of each valid record, in order
+
+    expected = rejected("invalid_avro_container")
+
+
+def _varint(number: int) -> bytes:
+    """Avro's zig-zag varint of a long."""
+    value, out = (number << 1) ^ (number >> 63), b""
+    while value >= 0x80:
+        out, value = out + bytes([value & 0x7F | 0x80]), value >> 7
+    return out + bytes([value])
+
+
+def _binary(schema: dict[str, Any], datum: Any) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), datum)
+    return out.getvalue()
+
+
+def container_of(schema: dict[str, Any], lines: list[str]) -> tuple[bytes, int]:
+    """A container file of JSON-encoded records, one block each, and where the last block's
+    record bytes start."""
+    datums = JsonDatums(schema)
+    out = io.BytesIO()
+    writer = fastavro.write.Writer(out, fastavro.parse_schema(schema), sync_interval=1)
+    for line in lines:
+        writer.write(datums(json.loads(line)))
+        writer.flush()
+    size = len(_binary(schema, datums(json.loads(lines[-1]))))
+    return out.getvalue(), len(out.getvalue()) - 16 - size  # a block ends with its 16-byte sync marker
+
+
+def damaged_container(
+    rules: FormatRules, sources: list[Source], valid: list[Source], mutation: str
+) -> st.SearchStrategy[Container]:
+    """`valid` records, then a copy of one of `sources` damaged by `mutation`."""
+    schema = rules.avro_schema
+    assert schema is not None
+    unions = [(number, field) for number, field in enumerate(schema["fields"]) if isinstance(field["type"], list)]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Container:
+        source = draw(st.sampled_from(sources))
+        data, start = container_of(schema, [s.line for s in valid] + [source.line])
+        if mutation == "damaged_container":  # cut inside the last block, before its sync marker
+            data = data[: draw(st.integers(start - 1, len(data) - 17))]
+        else:  # a union's branch index (one byte while below 64) past its last branch
+            number, field = draw(st.sampled_from([u for u in unions if source.message.get(u[1]["name"]) is not None]))
+            datum = JsonDatums(schema)(json.loads(source.line))
+            at = start + len(_binary({**schema, "fields": schema["fields"][:number]}, datum))
+            index = draw(st.integers(len(field["type"]), 63))
+            data = data[:at] + _varint(index) + data[at + 1 :]
+        return Container(mutation, data, tuple(s.seq for s in valid))
+
+    return strategy()
+
+
+def container_mutants(
+    rules: FormatRules, sources: list[Source], statements: list[list[Source]], seed: int
+) -> list[Container]:
+    """One damaged container file per statement group of `statements` (each statement's records
+    kept together), the container classes taken in turn."""
+    return [
+        draw_examples(damaged_container(rules, sources, group, CONTAINER_MUTATIONS[number % 2]), 1, seed + number)[0]
+        for number, group in enumerate(statements)
+    ]
+
+
+def draw_examples(strategy: st.SearchStrategy[Any], count: int, seed: int) -> list[Any]:
+    """`count` examples of `strategy`, the same for the same seed (hypothesis, derandomized by
+    the seed, nothing read from or written to its example database)."""
+    found: list[Any] = []
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=count,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(example: Any) -> None:
+        found.append(example)
+
+    collect()
+    return found[:count]
+
+
+def plan(rules: FormatRules, sources: list[Source], spare: list[Source], seed: int) -> list[Mutant]:
+    """Every mutation class the format takes, and a wrong JSON type for every field it reads."""
+    mutants: list[Mutant] = []
+    for number, path in enumerate(rules.fields):
+        mutants += draw_examples(wrong_type(rules, sources, path), 2, seed + 1000 + number)
+    for number, name in enumerate(rules.mutations):
+        if name == "wrong_type":
+            continue
+        strategy = mixed_batch(rules, sources, spare) if name == "mixed_batch" else MUTATIONS[name](rules, sources)
+        mutants += draw_examples(strategy, EXAMPLES.get(name, DEFAULT_EXAMPLES), seed + number)
+    unique: dict[bytes, Mutant] = {}
+    for mutant in mutants:
+        unique.setdefault(mutant.line, mutant)
+    return list(unique.values())

@@ -1,0 +1,38 @@
+"""The in-process SparkSession fixture shared by the unit and integration suites.
+
+One SparkSession serves the whole pytest run (a JVM holds one SparkContext). It has no Hive
+support, so it never opens a Derby metastore: the integration tests read the marts that dbt
+wrote in a separate Python process instead (see dbt_harness.py), which is the only way to open
+another warehouse's Derby metastore next to this session, and keeps that module free of
+in-process Spark state.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+
+import pytest
+from pyspark.sql import SparkSession
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """A small local SparkSession for fast unit tests (no Hive, no UI, one shuffle partition)."""
+    warehouse = tmp_path_factory.mktemp("pytest_spark_warehouse")
+    # Python workers (mapInArrow) need this venv's packages, not `python3` from PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("cdc-lakehouse-pytest")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "1g")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        # Keeps spark-warehouse/ out of the working directory.
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .getOrCreate()
+    )
+    yield session
+    session.stop()

@@ -1,0 +1,870 @@
+"""The CDC generator (tools/src/cdc_tools/generator) without dbt: exact encodings of hand-written
+statements in every format, Kafka Connect decimals, determinism, file rolling, the CLI, and a
+decode of every format's lines back to the expected row changes."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import subprocess
+import sys
+from collections import Counter
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import fastavro
+import pytest
+
+from cdc_tools.generator import logical_stream
+from cdc_tools.generator.cli import main
+from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.formats.debezium_json import connect_decimal, decode_connect_decimal
+from cdc_tools.generator.model import (
+    BinlogPosition,
+    Column,
+    ColumnType,
+    RowChange,
+    SchemaChange,
+    Statement,
+    Table,
+    value_text,
+)
+from cdc_tools.generator.writer import generate
+
+# ------------------------------------------------------------ hand-written statements
+
+T = Table(
+    "db",
+    "t",
+    (
+        Column("id", ColumnType("int"), nullable=False),
+        Column("price", ColumnType("decimal", precision=10, scale=2)),
+        Column("at", ColumnType("datetime", fsp=6), nullable=False),
+        Column("d", ColumnType("date")),
+        Column("name", ColumnType("varchar", length=20)),
+    ),
+    ("id",),
+)
+A = {
+    "id": 1,
+    "price": Decimal("-12.34"),
+    "at": datetime(2024, 1, 2, 3, 4, 5, 123457),
+    "d": date(2024, 2, 29),
+    "name": 'Zoë "q"',
+}
+B = {"id": 2, "price": None, "at": datetime(1970, 1, 1, 0, 0, 1, 1), "d": None, "name": ""}
+A2 = {**A, "name": None}  # to NULL
+B2 = {**B, "price": Decimal("1.05")}  # from NULL
+POS = BinlogPosition("mysql-bin.000003", 154)
+
+INSERT = Statement(3, 1700000000000, 1700000000100, POS, T, (RowChange("INSERT", None, A),))
+UPDATE = Statement(
+    4,
+    1700000001000,
+    1700000001200,
+    BinlogPosition("mysql-bin.000003", 400),
+    T,
+    (RowChange("UPDATE", A, A2), RowChange("UPDATE", B, B2)),
+)
+DELETE = Statement(
+    5, 1700000002000, 1700000002300, BinlogPosition("mysql-bin.000003", 700), T, (RowChange("DELETE", B2, None),)
+)
+ALTER = Statement(
+    6,
+    1700000003000,
+    1700000003400,
+    BinlogPosition("mysql-bin.000003", 900),
+    T,
+    schema_change=SchemaChange("ALTER", "db", "t", "ALTER TABLE `t` ADD COLUMN `d` date", T),
+)
+
+A_TEXT = {"id": "1", "price": "-12.34", "at": "2024-01-02 03:04:05.123457", "d": "2024-02-29", "name": 'Zoë "q"'}
+B_TEXT = {"id": "2", "price": None, "at": "1970-01-01 00:00:01.000001", "d": None, "name": ""}
+A2_TEXT = {**A_TEXT, "name": None}
+B2_TEXT = {**B_TEXT, "price": "1.05"}
+T_MYSQL_TYPES = {"id": "int(11)", "price": "decimal(10,2)", "at": "datetime(6)", "d": "date", "name": "varchar(20)"}
+T_JDBC_TYPES = {"id": 4, "price": 3, "at": 93, "d": 91, "name": 12}
+
+
+def encode(format_name: str, statement: Statement) -> list:
+    lines = FORMATS[format_name].encode(statement)
+    assert all("\n" not in line for line in lines)
+    return [json.loads(line) for line in lines]
+
+
+def test_canonical_value_text() -> None:
+    assert value_text(Decimal("10.50"), ColumnType("decimal", precision=5, scale=2)) == "10.50"
+    assert value_text(datetime(2024, 1, 1, 0, 0, 0, 120000), ColumnType("datetime", fsp=3)) == "2024-01-01 00:00:00.120"
+    assert value_text(datetime(2024, 1, 1, 0, 0, 0), ColumnType("datetime")) == "2024-01-01 00:00:00"
+    assert value_text(date(999, 1, 2), ColumnType("date")) == "0999-01-02"
+    assert value_text(None, ColumnType("int")) is None
+    assert value_text("", ColumnType("varchar", length=3)) == ""
+
+
+# ---------------------------------------------------------------------------- canal_json
+
+
+def _canal(data, old, type_, seq, es, ts, pk_count) -> dict:
+    return {
+        "data": data,
+        "database": "db",
+        "es": es,
+        "id": seq + 1,
+        "isDdl": False,
+        "mysqlType": T_MYSQL_TYPES,
+        "old": old,
+        "pkNames": ["id"] * pk_count,
+        "sql": "",
+        "sqlType": T_JDBC_TYPES,
+        "table": "t",
+        "ts": ts,
+        "type": type_,
+    }
+
+
+def test_canal_json_encodings() -> None:
+    # seq 3: a bare message.
+    assert encode("canal_json", INSERT) == [_canal([A_TEXT], None, "INSERT", 3, 1700000000000, 1700000000100, 1)]
+    # seq 4, two rows: one line holding a batch of two one-row messages; `old` holds only the
+    # changed column, a null value meaning "was NULL".
+    assert encode("canal_json", UPDATE) == [
+        [
+            _canal([A2_TEXT], [{"name": 'Zoë "q"'}], "UPDATE", 4, 1700000001000, 1700000001200, 1),
+            _canal([B2_TEXT], [{"price": None}], "UPDATE", 4, 1700000001000, 1700000001200, 1),
+        ]
+    ]
+    # seq 5: the deleted row in `data`.
+    assert encode("canal_json", DELETE) == [_canal([B2_TEXT], None, "DELETE", 5, 1700000002000, 1700000002300, 1)]
+    # seq 6, DDL: a one-message array as 000 prints them.
+    assert encode("canal_json", ALTER) == [
+        [
+            {
+                "data": None,
+                "database": "db",
+                "es": 1700000003000,
+                "id": 7,
+                "isDdl": True,
+                "mysqlType": None,
+                "old": None,
+                "pkNames": None,
+                "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
+                "sqlType": None,
+                "table": "t",
+                "ts": 1700000003400,
+                "type": "ALTER",
+            }
+        ]
+    ]
+
+
+def test_canal_json_multi_row_message_repeats_pk_names_per_row() -> None:
+    statement = Statement(7, 1, 2, POS, T, (RowChange("INSERT", None, A), RowChange("INSERT", None, B)))
+    [message] = encode("canal_json", statement)  # seq 7 % 4 == 3: one message, both rows
+    assert message["pkNames"] == ["id", "id"]
+    assert message["data"] == [A_TEXT, B_TEXT]
+
+
+# ----------------------------------------------------------------------- cloudcanal_json
+
+
+def _cloudcanal(action, before, data, seq, exec_ts, send_ts) -> dict:
+    return {
+        "action": action,
+        "before": before,
+        "bid": seq,
+        "data": data,
+        "db": "db",
+        "dbValType": T_MYSQL_TYPES,
+        "isDdl": False,
+        "entryType": "ROWDATA",
+        "execTs": exec_ts,
+        "jdbcType": T_JDBC_TYPES,
+        "pks": ["id"],
+        "schema": "db",
+        "sendTs": send_ts,
+        "sql": "",
+        "table": "t",
+    }
+
+
+def test_cloudcanal_json_encodings() -> None:
+    assert encode("cloudcanal_json", INSERT) == [_cloudcanal("INSERT", [], [A_TEXT], 3, 1700000000000, 1700000000100)]
+    assert encode("cloudcanal_json", UPDATE) == [
+        _cloudcanal("UPDATE", [A_TEXT, B_TEXT], [A2_TEXT, B2_TEXT], 4, 1700000001000, 1700000001200)
+    ]
+    assert encode("cloudcanal_json", DELETE) == [_cloudcanal("DELETE", [], [B2_TEXT], 5, 1700000002000, 1700000002300)]
+    columns = [
+        {"jdbcType": 4, "name": "id", "position": 0, "typeExpression": "int(11)", "typeName": "INT"},
+        {"jdbcType": 3, "name": "price", "position": 1, "typeExpression": "decimal(10,2)", "typeName": "DECIMAL"},
+        {"jdbcType": 93, "name": "at", "position": 2, "typeExpression": "datetime(6)", "typeName": "DATETIME"},
+        {"jdbcType": 91, "name": "d", "position": 3, "typeExpression": "date", "typeName": "DATE"},
+        {"jdbcType": 12, "name": "name", "position": 4, "typeExpression": "varchar(20)", "typeName": "VARCHAR"},
+    ]
+    assert encode("cloudcanal_json", ALTER) == [
+        {
+            "action": "ALTER",
+            "before": [],
+            "bid": 6,
+            "data": [],
+            "db": "db",
+            "dbValType": T_MYSQL_TYPES,
+            "isDdl": True,
+            "entryType": "ROWDATA",
+            "execTs": 1700000003000,
+            "jdbcType": T_JDBC_TYPES,
+            "pks": [],
+            "schema": "db",
+            "sendTs": 1700000003400,
+            "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
+            "table": "t",
+            "tableChanges": {"table": {"columns": columns, "primaryKeyColumnNames": ["id"]}, "type": "ALTER"},
+        }
+    ]
+    drop_index = Statement(
+        8, 1, 2, POS, T, schema_change=SchemaChange("DROP_INDEX", "db", "t", "DROP INDEX `ix` ON `t`", T)
+    )
+    [message] = encode("cloudcanal_json", drop_index)
+    assert message["action"] == "DINDEX"  # canal's EventType name
+    assert message["tableChanges"]["type"] == "ALTER"
+
+
+# ------------------------------------------------------------------------- debezium_json
+
+
+def _source(ts_ms, pos, row, table="t") -> dict:
+    return {
+        "version": "2.7.3.Final",
+        "connector": "mysql",
+        "name": "server1",
+        "ts_ms": ts_ms,
+        "snapshot": "false",
+        "db": "db",
+        "sequence": None,
+        "table": table,
+        "server_id": 223344,
+        "gtid": None,
+        "file": "mysql-bin.000003",
+        "pos": pos,
+        "row": row,
+        "thread": 7,
+        "query": None,
+    }
+
+
+VALUE_FIELDS = [
+    {"type": "int32", "optional": False, "field": "id"},
+    {
+        "type": "bytes",
+        "name": "org.apache.kafka.connect.data.Decimal",
+        "version": 1,
+        "parameters": {"scale": "2", "connect.decimal.precision": "10"},
+        "optional": True,
+        "field": "price",
+    },
+    {"type": "int64", "name": "io.debezium.time.MicroTimestamp", "version": 1, "optional": False, "field": "at"},
+    {"type": "int32", "name": "io.debezium.time.Date", "version": 1, "optional": True, "field": "d"},
+    {"type": "string", "optional": True, "field": "name"},
+]
+
+
+def test_debezium_json_bare_payload_carries_text_for_decimals_and_times() -> None:
+    # seq 3 (odd): no schema; ints stay numbers, the rest is text.
+    assert encode("debezium_json", INSERT) == [
+        {
+            "before": None,
+            "after": {**A_TEXT, "id": 1},
+            "source": _source(1700000000000, 154, 0),
+            "op": "c",
+            "ts_ms": 1700000000100,
+            "transaction": None,
+        }
+    ]
+    assert encode("debezium_json", DELETE) == [
+        {
+            "before": {**B2_TEXT, "id": 2},
+            "after": None,
+            "source": _source(1700000002000, 700, 0),
+            "op": "d",
+            "ts_ms": 1700000002300,
+            "transaction": None,
+        }
+    ]
+
+
+def test_debezium_json_with_schema_one_message_per_row_in_connect_types() -> None:
+    # seq 4 (even): schema + payload. -12.34 is unscaled -1234 = 0xFB2E; 1.05 is 105 = 0x69.
+    # 2024-01-02 03:04:05.123457 is 1704164645123457 µs; 2024-02-29 is day 19782.
+    a2 = {"id": 1, "price": "+y4=", "at": 1704164645123457, "d": 19782, "name": None}
+    a = {**a2, "name": 'Zoë "q"'}
+    b = {"id": 2, "price": None, "at": 1000001, "d": None, "name": ""}
+    b2 = {**b, "price": "aQ=="}
+    lines = encode("debezium_json", UPDATE)
+    assert [line["payload"] for line in lines] == [
+        {
+            "before": a,
+            "after": a2,
+            "source": _source(1700000001000, 400, 0),
+            "op": "u",
+            "ts_ms": 1700000001200,
+            "transaction": None,
+        },
+        {
+            "before": b,
+            "after": b2,
+            "source": _source(1700000001000, 400, 1),
+            "op": "u",
+            "ts_ms": 1700000001200,
+            "transaction": None,
+        },
+    ]
+    for line in lines:
+        schema = line["schema"]
+        assert schema["name"] == "server1.db.t.Envelope"
+        fields = {field["field"]: field for field in schema["fields"]}
+        assert list(fields) == ["before", "after", "source", "op", "ts_ms", "transaction"]
+        assert fields["before"]["fields"] == fields["after"]["fields"] == VALUE_FIELDS
+        assert fields["after"]["name"] == "server1.db.t.Value"
+
+
+def test_debezium_json_schema_change_event() -> None:
+    [line] = encode("debezium_json", ALTER)  # seq 6: with schema
+    assert line["schema"]["name"] == "io.debezium.connector.mysql.SchemaChangeValue"
+    columns = [
+        {
+            "name": "id",
+            "jdbcType": 4,
+            "typeName": "INT",
+            "typeExpression": "int(11)",
+            "length": None,
+            "scale": None,
+            "position": 1,
+            "optional": False,
+        },
+        {
+            "name": "price",
+            "jdbcType": 3,
+            "typeName": "DECIMAL",
+            "typeExpression": "decimal(10,2)",
+            "length": 10,
+            "scale": 2,
+            "position": 2,
+            "optional": True,
+        },
+        {
+            "name": "at",
+            "jdbcType": 93,
+            "typeName": "DATETIME",
+            "typeExpression": "datetime(6)",
+            "length": None,
+            "scale": None,
+            "position": 3,
+            "optional": False,
+        },
+        {
+            "name": "d",
+            "jdbcType": 91,
+            "typeName": "DATE",
+            "typeExpression": "date",
+            "length": None,
+            "scale": None,
+            "position": 4,
+            "optional": True,
+        },
+        {
+            "name": "name",
+            "jdbcType": 12,
+            "typeName": "VARCHAR",
+            "typeExpression": "varchar(20)",
+            "length": 20,
+            "scale": None,
+            "position": 5,
+            "optional": True,
+        },
+    ]
+    common = {"nativeType": None, "charsetName": None, "autoIncremented": False, "generated": False}
+    assert line["payload"] == {
+        "source": _source(1700000003000, 900, 0),
+        "ts_ms": 1700000003400,
+        "databaseName": "db",
+        "schemaName": None,
+        "ddl": "ALTER TABLE `t` ADD COLUMN `d` date",
+        "tableChanges": [
+            {
+                "type": "ALTER",
+                "id": '"db"."t"',
+                "table": {
+                    "defaultCharsetName": "utf8mb4",
+                    "primaryKeyColumnNames": ["id"],
+                    "columns": [{**column, **common} for column in columns],
+                },
+            }
+        ],
+    }
+    query = Statement(7, 1, 2, POS, schema_change=SchemaChange("QUERY", "db", None, "CREATE DATABASE db"))
+    [bare] = encode("debezium_json", query)  # seq 7: bare payload, no table change
+    assert bare["tableChanges"] == [] and bare["source"]["table"] is None and "schema" not in bare
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("0.00", "AA=="),
+        ("1.27", "fw=="),
+        ("1.28", "AIA="),
+        ("-1.28", "gA=="),
+        ("-1.29", "/38="),
+        ("-12.34", "+y4="),
+        ("2.55", "AP8="),
+        ("-327.68", "gAA="),
+    ],
+)
+def test_connect_decimal_is_minimal_big_endian_twos_complement(value: str, expected: str) -> None:
+    assert connect_decimal(Decimal(value)) == expected
+    assert decode_connect_decimal(expected, 2) == Decimal(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "0",
+        "-0.000001",
+        "123456789012.345679",
+        "-123456789012.345679",
+        "99999999999999999999.999999",
+        "-99999999999999999999.999999",
+        "-9223372036854775.808",
+        "9223372036854775.807",
+        "-1",
+    ],
+)
+def test_connect_decimal_round_trips_keeping_the_scale(value: str) -> None:
+    decimal = Decimal(value)
+    scale = -decimal.as_tuple().exponent
+    decoded = decode_connect_decimal(connect_decimal(decimal), scale)
+    assert decoded == decimal and str(decoded) == str(decimal)
+    assert int.from_bytes(base64.b64decode(connect_decimal(decimal)), "big", signed=True) == int(decimal.scaleb(scale))
+
+
+# ---------------------------------------------------------------------- kafka_river_json
+
+
+def test_kafka_river_json_encodings() -> None:
+    types = T_MYSQL_TYPES
+    assert encode("kafka_river_json", INSERT) == [
+        {
+            "binlog": "154@mysql-bin.000003",
+            "time": 1700000000000,
+            "canalTime": 1700000000100,
+            "db": "db",
+            "table": "t",
+            "event": "i",
+            "columns": [{"n": n, "t": types[n], "v": v, "null": False} for n, v in A_TEXT.items()],
+            "keys": ["id"],
+        }
+    ]
+    # GSON leaves out nulls: no `v` for a NULL, no `origin_val` for an old NULL.
+    assert [line["columns"] for line in encode("kafka_river_json", UPDATE)] == [
+        [
+            {"n": "id", "t": "int(11)", "v": "1", "null": False, "updated": False},
+            {"n": "price", "t": "decimal(10,2)", "v": "-12.34", "null": False, "updated": False},
+            {"n": "at", "t": "datetime(6)", "v": "2024-01-02 03:04:05.123457", "null": False, "updated": False},
+            {"n": "d", "t": "date", "v": "2024-02-29", "null": False, "updated": False},
+            {"n": "name", "t": "varchar(20)", "origin_val": 'Zoë "q"', "null": True, "updated": True},
+        ],
+        [
+            {"n": "id", "t": "int(11)", "v": "2", "null": False, "updated": False},
+            {"n": "price", "t": "decimal(10,2)", "v": "1.05", "null": False, "updated": True},
+            {"n": "at", "t": "datetime(6)", "v": "1970-01-01 00:00:01.000001", "null": False, "updated": False},
+            {"n": "d", "t": "date", "null": True, "updated": False},
+            {"n": "name", "t": "varchar(20)", "v": "", "null": False, "updated": False},
+        ],
+    ]
+    assert [line["binlog"] for line in encode("kafka_river_json", UPDATE)] == ["400@mysql-bin.000003"] * 2
+    [delete] = encode("kafka_river_json", DELETE)
+    assert delete["event"] == "d" and delete["columns"][3] == {"n": "d", "t": "date", "null": True}
+    assert encode("kafka_river_json", ALTER) == []
+
+
+# ------------------------------------------------------------------ expected results
+
+
+def test_expected_results_come_from_the_logical_statement() -> None:
+    assert expected_row_changes(UPDATE) == [
+        {
+            "operation": "UPDATE",
+            "database": "db",
+            "table": "t",
+            "primary_key": '{"id":"1"}',
+            "before_image": A_TEXT,
+            "after_image": A2_TEXT,
+            "changed_columns": ["name"],
+            "event_at_ms": 1700000001000,
+            "emitted_at_ms": 1700000001200,
+            "statement": 4,
+        },
+        {
+            "operation": "UPDATE",
+            "database": "db",
+            "table": "t",
+            "primary_key": '{"id":"2"}',
+            "before_image": B_TEXT,
+            "after_image": B2_TEXT,
+            "changed_columns": ["price"],
+            "event_at_ms": 1700000001000,
+            "emitted_at_ms": 1700000001200,
+            "statement": 4,
+        },
+    ]
+    [delete] = expected_row_changes(DELETE)
+    assert delete["after_image"] is None and delete["changed_columns"] == sorted(T.column_names)
+    assert expected_schema_changes(ALTER) == [
+        {
+            "database": "db",
+            "table": "t",
+            "ddl_kind": "ALTER",
+            "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
+            "event_at_ms": 1700000003000,
+            "emitted_at_ms": 1700000003400,
+            "statement": 6,
+        }
+    ]
+    assert expected_row_changes(ALTER) == [] and expected_schema_changes(INSERT) == []
+
+
+# ------------------------------------------------------------------- the logical stream
+
+
+def _encoded(seed: int, statements: int) -> list[tuple[str, list[str]]]:
+    return [
+        (name, encoder.encode(statement))
+        for statement in logical_stream(seed, statements)
+        for name, encoder in FORMATS.items()
+    ]
+
+
+def test_stream_is_deterministic_by_seed() -> None:
+    assert _encoded(11, 300) == _encoded(11, 300)
+    assert _encoded(11, 300) != _encoded(12, 300)
+    # The curated prefix's changes do not depend on the seed (only its clock does).
+    prefix = [(s.changes, s.schema_change) for s in logical_stream(11, 32)]
+    assert prefix == [(s.changes, s.schema_change) for s in logical_stream(12, 32)]
+
+
+def test_curated_prefix_covers_every_edge_case() -> None:
+    statements = list(logical_stream(0, 32))
+    ddl = [s.schema_change.kind for s in statements if s.schema_change]
+    assert set(ddl) == {"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE", "CREATE_INDEX", "DROP_INDEX", "QUERY"}
+    dml = [s for s in statements if s.changes]
+    assert {s.operation for s in dml if len(s.changes) > 1} == {"INSERT", "UPDATE", "DELETE"}
+    updates = [c for s in dml for c in s.changes if c.operation == "UPDATE"]
+    assert any(len(c.changed_columns) == 1 for c in updates)
+    assert any(c.before[n] is None and c.after[n] is not None for c in updates for n in c.changed_columns)
+    assert any(c.before[n] is not None and c.after[n] is None for c in updates for n in c.changed_columns)
+    texts = [v for s in dml for before, after in s.images for image in (before, after) if image for v in image.values()]
+    assert None in texts and "" in texts
+    assert any('"' in t and "'" in t and "\\" in t for t in texts if t)
+    assert any(ord(ch) > 0xFFFF for t in texts if t for ch in t)  # beyond the BMP (emoji)
+    assert any(t.startswith("-") and "." in t for t in texts if t)  # negative decimals
+    assert any(len(s.table.key) == 2 for s in dml) and any(s.table.database == "crm" for s in dml)
+
+
+def test_datetime_fractions_never_end_in_zero_so_mysql_and_spark_text_agree() -> None:
+    for statement in logical_stream(5, 3000):
+        for change in statement.changes:
+            for row in (change.before, change.after):
+                for column in statement.table.columns if row else ():
+                    value = row[column.name]
+                    if isinstance(value, datetime) and column.type.fsp:
+                        digits = f"{value.microsecond:06d}"
+                        assert digits[column.type.fsp - 1] != "0" and digits[column.type.fsp :] == "0" * (
+                            6 - column.type.fsp
+                        )
+                    elif isinstance(value, datetime):
+                        assert value.microsecond == 0
+
+
+# --------------------------------------------- every format decodes to the expected rows
+
+
+def _spark_timestamp_text(micros: int) -> str:
+    """Spark's cast(timestamp as string): trailing fraction zeros dropped."""
+    value = datetime(1970, 1, 1) + timedelta(microseconds=micros)
+    text = value.strftime("%Y-%m-%d %H:%M:%S")
+    return text + ("." + f"{value.microsecond:06d}".rstrip("0") if value.microsecond else "")
+
+
+def _debezium_value(value, field: dict):
+    name = field.get("name")
+    if value is None:
+        return None
+    if name == "org.apache.kafka.connect.data.Decimal":
+        return str(decode_connect_decimal(value, int(field["parameters"]["scale"])))
+    if name == "io.debezium.time.Timestamp":
+        return _spark_timestamp_text(value * 1000)
+    if name == "io.debezium.time.MicroTimestamp":
+        return _spark_timestamp_text(value)
+    if name == "io.debezium.time.Date":
+        return (date(1970, 1, 1) + timedelta(days=value)).isoformat()
+    return str(value)
+
+
+def _row(operation, database, table, key, before, after) -> tuple:
+    image = after if after is not None else before
+    if before is None or after is None:
+        changed = sorted(image)
+    else:
+        changed = sorted(n for n in after if before.get(n) != after[n])
+    pk = json.dumps({k: image[k] for k in key}, ensure_ascii=False, separators=(",", ":"))
+    freeze = lambda m: None if m is None else tuple(sorted(m.items()))  # noqa: E731
+    return (operation, database, table, pk, freeze(before), freeze(after), tuple(changed))
+
+
+def _decode(format_name: str, line: str) -> list[tuple]:
+    """What a staging must make of a line (a reference reading of each format)."""
+    value = json.loads(line)
+    if format_name == "canal_json":
+        rows = []
+        for m in value if isinstance(value, list) else [value]:
+            if m["isDdl"]:
+                continue
+            key = list(dict.fromkeys(m["pkNames"]))
+            for i, data in enumerate(m["data"]):
+                before = {**data, **m["old"][i]} if m["type"] == "UPDATE" else data if m["type"] == "DELETE" else None
+                after = None if m["type"] == "DELETE" else data
+                rows.append(_row(m["type"], m["database"], m["table"], key, before, after))
+        return rows
+    if format_name == "cloudcanal_json":
+        if value["isDdl"]:
+            return []
+        op = value["action"]
+        return [
+            _row(
+                op,
+                value["db"],
+                value["table"],
+                value["pks"],
+                value["before"][i] if op == "UPDATE" else data if op == "DELETE" else None,
+                None if op == "DELETE" else data,
+            )
+            for i, data in enumerate(value["data"])
+        ]
+    if format_name == "debezium_json":
+        payload = value.get("payload", value)
+        if "ddl" in payload:
+            return []
+        fields = {}
+        if "schema" in value:
+            after_schema = next(f for f in value["schema"]["fields"] if f["field"] == "after")
+            fields = {f["field"]: f for f in after_schema["fields"]}
+        decode = lambda image: (
+            None
+            if image is None
+            else {  # noqa: E731
+                n: _debezium_value(v, fields.get(n, {})) for n, v in image.items()
+            }
+        )
+        op = {"c": "INSERT", "u": "UPDATE", "d": "DELETE"}[payload["op"]]
+        source = payload["source"]
+        key = KEYS[(source["db"], source["table"])]  # a Debezium value carries no key names
+        return [_row(op, source["db"], source["table"], key, decode(payload["before"]), decode(payload["after"]))]
+    assert format_name == "kafka_river_json"
+    op = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}[value["event"]]
+    image = {c["n"]: c.get("v") for c in value["columns"]}
+    before = None
+    if op == "UPDATE":
+        before = {c["n"]: c.get("origin_val") if c["updated"] else c.get("v") for c in value["columns"]}
+    elif op == "DELETE":
+        before, image = image, None
+    return [_row(op, value["db"], value["table"], value["keys"], before, image)]
+
+
+KEYS = {
+    ("shop", "customers"): ["id"],
+    ("shop", "orders"): ["order_id", "line_no"],
+    ("crm", "notes"): ["code"],
+    ("shop", "import_batch"): ["id"],
+    ("shop", "import_batch_old"): ["id"],
+}
+
+
+def _oms_text(value: dict | None) -> str | None:
+    """A reference reading of the ColumnValue branches the OMS encoder writes."""
+    if value is None:
+        return None
+    ((branch, inner),) = value.items()
+    kind = branch.rsplit(".", 1)[-1]
+    if kind in ("int", "long"):
+        return str(inner)
+    if kind in ("string",):
+        return inner
+    if kind in ("StringObject", "DecimalObject"):
+        return inner["value"]
+    if kind == "DateObject":
+        return f"{inner['year']:04d}-{inner['month']:02d}-{inner['day']:02d}"
+    assert kind == "DateTimeObject", kind
+    text = "{year:04d}-{month:02d}-{day:02d} {hours:02d}:{minutes:02d}:{seconds:02d}".format(**inner)
+    return text + ("." + f"{inner['nanos']:09d}".rstrip("0") if inner["nanos"] else "")
+
+
+def _decode_oms(lines: list[str]) -> list[tuple]:
+    """A reference reading of one statement's OMS records: shard pieces joined by index and
+    read as the images' Avro binary encoding; control and DDL records give no row."""
+    from cdc_lakehouse.avro.oms import image_holder_schema
+
+    records = [json.loads(line) for line in lines]
+    pieces: dict[int, list[dict]] = {}
+    rows = []
+    for record in records:
+        op = next(iter(record["operation"].values()))
+        if op not in ("INSERT", "UPDATE", "DELETE"):
+            continue
+        if record["total"] >= 1:
+            pieces.setdefault(record["id"], []).append(record)
+            if len(pieces[record["id"]]) < record["total"]:
+                continue
+            shards = sorted(pieces.pop(record["id"]), key=lambda shard: shard["index"])
+            for side in ("before", "after"):
+                data = "".join(shard[f"{side}ImageBytes"] for shard in shards).encode("latin-1")
+                images = None
+                if data:
+                    holder = image_holder_schema()
+                    read = fastavro.schemaless_reader(io.BytesIO(data), holder, None, return_record_name=True)
+                    text = io.StringIO()
+                    fastavro.json_writer(text, holder, [read])
+                    images = {"array": json.loads(text.getvalue())["images"]}
+                record = {**record, f"{side}Images": images}
+        names = [field["name"] for field in record["fields"]["array"]]
+        image = lambda images: (
+            None
+            if images is None
+            else {  # noqa: E731
+                name: _oms_text(cv["value"]) for name, cv in zip(names, images["array"], strict=True)
+            }
+        )
+        key = [names[i] for i in record["pkIndexes"]["array"]]
+        rows.append(
+            _row(
+                op,
+                record["schemaName"]["string"],
+                record["tableName"]["string"],
+                key,
+                image(record["beforeImages"]),
+                image(record["afterImages"]),
+            )
+        )
+    assert pieces == {}
+    return rows
+
+
+# DTS Avro's reference reading is the Spark decoder itself (tests/unit/test_avro_dts.py and the
+# equivalence test); the others have one here.
+@pytest.mark.parametrize("format_name", [name for name in FORMATS if name != "dts_avro"])
+def test_every_format_decodes_to_the_expected_row_changes(format_name: str) -> None:
+    expected, decoded = Counter(), Counter()
+    for statement in logical_stream(3, 600):
+        for row in expected_row_changes(statement):
+            expected[
+                _row(
+                    row["operation"],
+                    row["database"],
+                    row["table"],
+                    json.loads(row["primary_key"]),
+                    row["before_image"],
+                    row["after_image"],
+                )
+            ] += 1
+        lines = FORMATS[format_name].encode(statement)
+        if format_name == "oms_avro":
+            decoded.update(_decode_oms(lines))
+            continue
+        for line in lines:
+            decoded.update(_decode(format_name, line))
+    assert sum(expected.values()) > 1000
+    assert decoded == expected
+
+
+# ------------------------------------------------------------------------ files and CLI
+
+
+def _lines_in(folder: Path) -> list[str]:
+    # Only "\n" ends a line: OMS shard bytes hold characters str.splitlines() splits on.
+    return [
+        line
+        for path in sorted(folder.glob("part-*.jsonl"))
+        for line in path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
+    ]
+
+
+def test_generate_rolls_files_at_the_size_and_loses_no_line(tmp_path: Path) -> None:
+    whole = generate(tmp_path / "whole", 200, seed=4)
+    rolled = generate(tmp_path / "rolled", 200, seed=4, max_file_bytes=20_000)
+    for name in FORMATS:
+        assert [p.name for p in whole[name].files] == ["part-00000.jsonl"]
+        files = rolled[name].files
+        assert len(files) > 3
+        assert [p.name for p in files] == [f"part-{i:05d}.jsonl" for i in range(len(files))]
+        for path in files:
+            size = path.stat().st_size
+            assert size <= 20_000 or len(path.read_bytes().splitlines()) == 1, path
+        assert _lines_in(tmp_path / "rolled" / name) == _lines_in(tmp_path / "whole" / name)
+        assert rolled[name].lines == len(_lines_in(tmp_path / "whole" / name))
+        for kind in ("row_changes", "schema_changes"):
+            assert (tmp_path / "rolled" / "_expected" / name / f"{kind}.jsonl").read_bytes() == (
+                tmp_path / "whole" / "_expected" / name / f"{kind}.jsonl"
+            ).read_bytes()
+
+
+def test_cli_writes_landing_folders_and_expected_results(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "landing"
+    assert (
+        main(
+            [
+                "--out",
+                str(out),
+                "--messages",
+                "60",
+                "--seed",
+                "2",
+                "--formats",
+                "canal_json,kafka_river_json",
+                "--file-size",
+                "8K",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().err == ""
+    assert sorted(p.name for p in out.iterdir()) == ["_expected", "canal_json", "kafka_river_json"]
+    assert len(list((out / "canal_json").glob("part-*.jsonl"))) > 1
+    rows = [json.loads(x) for x in (out / "_expected/canal_json/row_changes.jsonl").read_text().splitlines()]
+    statements = list(logical_stream(2, 60))
+    assert len(rows) == sum(len(s.changes) for s in statements)
+    assert (out / "_expected/canal_json/row_changes.jsonl").read_bytes() == (
+        out / "_expected/kafka_river_json/row_changes.jsonl"
+    ).read_bytes()
+    ddl = (out / "_expected/canal_json/schema_changes.jsonl").read_text().splitlines()
+    assert len(ddl) == sum(1 for s in statements if s.schema_change)
+    assert (out / "_expected/kafka_river_json/schema_changes.jsonl").read_text() == ""  # no DDL
+    assert json.loads((out / "_expected/dbt_vars.json").read_text()) == {
+        "cdc_primary_keys": {
+            "shop.customers": ["id"],
+            "shop.orders": ["order_id", "line_no"],
+            "crm.notes": ["code"],
+            "shop.import_batch": ["id"],
+            "shop.import_batch_old": ["id"],
+        }
+    }
+
+
+def test_cli_console_script_shows_a_progress_bar_unless_quiet(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "cdc_tools.generator.cli", "--messages", "50"]
+    loud = subprocess.run([*cmd, "--out", str(tmp_path / "a")], capture_output=True, text=True, check=True)
+    assert "cdc-generate" in loud.stderr and "50/50" in loud.stderr
+    quiet = subprocess.run([*cmd, "--out", str(tmp_path / "b"), "--quiet"], capture_output=True, text=True, check=True)
+    assert quiet.stderr == ""
+    bad = subprocess.run([*cmd, "--out", str(tmp_path / "c"), "--formats", "nope"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown format" in bad.stderr

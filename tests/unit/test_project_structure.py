@@ -1,0 +1,225 @@
+"""The project's shape, checked on the manifest of `dbt parse` (no warehouse needed): names
+follow their layer, staging reads only its own format, marts read no source, every model,
+source, seed, column, macro and macro argument is described, every model tested, and every
+mart has a consumer (an exposure)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+from dbt_common.clients.jinja import get_environment
+
+REPO = Path(__file__).resolve().parents[2]
+DBT = REPO / ".venv" / "bin" / "dbt"
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("structure")
+    (root / "profiles").mkdir()
+    shutil.copy(REPO / "profiles.example.yml", root / "profiles" / "profiles.yml")
+    done = subprocess.run(
+        [
+            str(DBT),
+            "parse",
+            "--profiles-dir",
+            str(root / "profiles"),
+            "--target-path",
+            str(root / "target"),
+            "--log-path",
+            str(root / "logs"),
+        ],
+        cwd=REPO,
+        env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-4000:]
+    return json.loads((root / "target" / "manifest.json").read_text())
+
+
+def _models(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in manifest["nodes"].values() if n["resource_type"] == "model"]
+
+
+def _layer(node: dict[str, Any]) -> tuple[str, str | None]:
+    """(layer, format) from the model's folder, e.g. ('staging', 'canal_json')."""
+    parts = Path(node["original_file_path"]).parts
+    return parts[1], parts[2] if parts[1] == "staging" else None
+
+
+def test_model_names_follow_their_layer(manifest: dict[str, Any]) -> None:
+    wrong = []
+    for node in _models(manifest):
+        layer, format_name = _layer(node)
+        prefixes = {
+            "staging": (f"base_{format_name}__", f"stg_{format_name}__"),
+            "intermediate": ("int_",),
+            "marts": ("fct_", "dim_"),
+        }[layer]
+        if not node["name"].startswith(prefixes):
+            wrong.append(node["original_file_path"])
+    assert wrong == []
+
+
+def test_staging_reads_only_its_own_format_and_marts_read_no_source(manifest: dict[str, Any]) -> None:
+    nodes = {**manifest["nodes"], **manifest["sources"]}
+    wrong = []
+    for node in _models(manifest):
+        layer, format_name = _layer(node)
+        for parent_id in node["depends_on"]["nodes"]:
+            parent = nodes[parent_id]
+            if layer == "staging":
+                same_format = (parent["resource_type"] == "source" and parent["source_name"] == format_name) or (
+                    parent["resource_type"] == "model" and _layer(parent) == ("staging", format_name)
+                )
+                if not same_format:
+                    wrong.append((node["name"], parent_id))
+            elif layer == "marts" and parent["resource_type"] == "source":
+                wrong.append((node["name"], parent_id))
+    assert wrong == []
+
+
+def test_every_model_source_seed_and_column_is_described(manifest: dict[str, Any]) -> None:
+    documented = [
+        n
+        for n in [*manifest["nodes"].values(), *manifest["sources"].values()]
+        if n["resource_type"] in {"model", "seed", "source"}
+    ]
+    assert len(documented) > 25
+    undescribed = [n["unique_id"] for n in documented if not n["description"].strip()]
+    undescribed += [
+        f"{n['unique_id']}.{name}"
+        for n in documented
+        for name, column in n["columns"].items()
+        if not column["description"].strip()
+    ]
+    assert undescribed == []
+    assert [n["unique_id"] for n in documented if not n["columns"]] == []
+
+
+def test_every_model_has_a_test(manifest: dict[str, Any]) -> None:
+    tested = {
+        parent
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "test"
+        for parent in node["depends_on"]["nodes"]
+    } | {test["depends_on"]["nodes"][0] for test in manifest["unit_tests"].values()}
+    assert [n["unique_id"] for n in _models(manifest) if n["unique_id"] not in tested] == []
+
+
+def _project_macros(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in manifest["macros"].values() if m["package_name"] == manifest["metadata"]["project_name"]]
+
+
+def _signature(macro: dict[str, Any]) -> list[str]:
+    """The argument names of the macro's Jinja definition, as dbt's own Jinja parses it."""
+    ast = get_environment().parse(macro["macro_sql"])
+    [definition] = ast.find_all(jinja2.nodes.Macro)
+    return [argument.name for argument in definition.args]
+
+
+def _is_generic_test(macro: dict[str, Any]) -> bool:
+    return Path(macro["original_file_path"]).parts[:3] == ("tests", "dbt", "generic")
+
+
+def test_every_macro_and_argument_is_described(manifest: dict[str, Any]) -> None:
+    """A macro under macros/<folder>/ is described in that folder's `_<folder>__macros.yml`, with
+    each argument of its signature, in order; a generic test in tests/dbt/generic/ is described
+    there (dbt records no signature for those, so their text names the arguments)."""
+    macros = _project_macros(manifest)
+    assert len(macros) > 50
+    wrong = []
+    for macro in macros:
+        folder = Path(macro["original_file_path"]).parent
+        if not macro["description"].strip():
+            wrong.append((macro["name"], "no description"))
+            continue
+        patch_file = Path(macro["patch_path"].split("://", 1)[1])
+        if _is_generic_test(macro):
+            if patch_file.parent != folder:
+                wrong.append((macro["name"], f"described in {patch_file}"))
+            continue
+        if patch_file != folder / f"_{folder.name}__macros.yml":
+            wrong.append((macro["name"], f"described in {patch_file}, not {folder}/_{folder.name}__macros.yml"))
+        documented = [argument["name"] for argument in macro["arguments"]]
+        if documented != _signature(macro):
+            wrong.append((macro["name"], f"arguments {documented} != signature {_signature(macro)}"))
+        wrong += [
+            (macro["name"], f"argument {argument['name']} not described")
+            for argument in macro["arguments"]
+            if not argument["description"].strip()
+        ]
+    assert wrong == []
+
+
+def test_every_mart_has_a_consumer_and_consumers_read_marts(manifest: dict[str, Any]) -> None:
+    exposures = list(manifest["exposures"].values())
+    marts = {n["unique_id"] for n in _models(manifest) if _layer(n)[0] == "marts"}
+    assert len(marts) >= 6
+    consumed = {parent for exposure in exposures for parent in exposure["depends_on"]["nodes"]}
+    assert sorted(marts - consumed) == []
+    assert sorted(consumed - marts) == []
+    undescribed = [
+        e["unique_id"]
+        for e in exposures
+        if not e["description"].strip() or not (e["owner"].get("name") or e["owner"].get("email"))
+    ]
+    assert undescribed == []
+
+
+def _marts(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n for n in _models(manifest) if _layer(n)[0] == "marts"]
+
+
+def test_every_mart_enforces_a_contract_naming_and_typing_every_column(manifest: dict[str, Any]) -> None:
+    marts = _marts(manifest)
+    assert len(marts) >= 6
+    assert [m["name"] for m in marts if not m["config"]["contract"]["enforced"]] == []
+    assert [(m["name"], c) for m in marts for c, column in m["columns"].items() if not column.get("data_type")] == []
+
+
+def _tests_of(manifest: dict[str, Any], unique_id: str) -> list[dict[str, Any]]:
+    return [
+        n for n in manifest["nodes"].values() if n["resource_type"] == "test" and n.get("attached_node") == unique_id
+    ]
+
+
+def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifest: dict[str, Any]) -> None:
+    keys = {
+        "fct_row_changes": {("unique", "change_id"), ("not_null", "change_id")},
+        "fct_schema_changes": {("unique", "change_id"), ("not_null", "change_id")},
+        "fct_rejected_messages": {("unique_combination", None)},
+        "fct_message_reconciliation": {("unique", "file_path"), ("not_null", "file_path")},
+        "dim_row_versions": {("unique", "opened_by_change_id"), ("not_null", "opened_by_change_id")},
+        "dim_current_rows": {("unique_combination", None), ("unique", "last_change_id")},
+    }
+    accepted = {
+        "fct_row_changes": {"operation"},
+        "fct_schema_changes": {"ddl_kind"},
+        "fct_rejected_messages": {"reason"},
+        "dim_row_versions": {"opened_by_operation", "closed_by_operation"},
+    }
+    for mart in _marts(manifest):
+        tests = {(t["test_metadata"]["name"], t.get("column_name")) for t in _tests_of(manifest, mart["unique_id"])}
+        assert keys[mart["name"]] <= tests, mart["name"]
+        assert {(("accepted_values", c)) for c in accepted.get(mart["name"], ())} <= tests, mart["name"]
+
+
+def test_every_landing_source_has_freshness_on_landed_at(manifest: dict[str, Any]) -> None:
+    sources = list(manifest["sources"].values())
+    assert len(sources) >= 4
+    for source in sources:
+        assert "landed_at" in (source["loaded_at_field"], source["config"]["loaded_at_field"]), source["unique_id"]
+        freshness = source["freshness"]
+        assert freshness["warn_after"] == {"count": 6, "period": "hour"}, source["unique_id"]
+        assert freshness["error_after"] == {"count": 24, "period": "hour"}, source["unique_id"]

@@ -1,0 +1,3 @@
+from cdc_tools.bench.run import main
+
+raise SystemExit(main())

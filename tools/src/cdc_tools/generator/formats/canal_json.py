@@ -1,0 +1,94 @@
+"""Canal FlatMessage JSON (spec 000, with 002's field table).
+
+- Values are JSON strings (decimals keep their scale), NULL is JSON null.
+- UPDATE: `data` holds the full new rows, `old` per row only the changed columns with their
+  old value (a null value = was NULL). DELETE: the deleted rows in `data`, `old` null.
+- `pkNames` repeats the key columns once per row; `mysqlType`/`sqlType` cover every column.
+- `id` is the statement's seq + 1; `es` the execution time, `ts` the send time (epoch ms).
+- Line shapes vary by `seq`: a bare message, a one-message JSON array (as 000 prints them), or a
+  multi-row statement split into one-row messages that share a line as a batch array or take a
+  line each.
+- DDL: `isDdl` true, `data`/`old`/`pkNames`/`mysqlType`/`sqlType` null, `table` "" for a
+  database-level QUERY; types CREATE, ALTER, ERASE, RENAME, TRUNCATE, CINDEX, DINDEX, QUERY.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.model import Statement, Table
+
+NAME = "canal_json"
+CARRIES_DDL = True
+
+DDL_TYPES = {
+    "CREATE": "CREATE",
+    "ALTER": "ALTER",
+    "DROP": "ERASE",
+    "RENAME": "RENAME",
+    "TRUNCATE": "TRUNCATE",
+    "CREATE_INDEX": "CINDEX",
+    "DROP_INDEX": "DINDEX",
+    "QUERY": "QUERY",
+}
+
+
+def _message(statement: Statement, table: Table, rows: range) -> dict[str, Any]:
+    """One FlatMessage for the statement's row changes at `rows`."""
+    data, old = [], []
+    for row in rows:
+        before, after = statement.images[row]
+        data.append(after if after is not None else before)
+        if before is not None and after is not None:
+            old.append({name: before[name] for name in statement.changes[row].changed_columns})
+    return {
+        "data": data,
+        "database": table.database,
+        "es": statement.event_ms,
+        "id": statement.seq + 1,
+        "isDdl": False,
+        "mysqlType": table.mysql_types,
+        "old": old if statement.operation == "UPDATE" else None,
+        "pkNames": list(table.key) * len(rows),
+        "sql": "",
+        "sqlType": table.jdbc_types,
+        "table": table.name,
+        "ts": statement.emitted_ms,
+        "type": statement.operation,
+    }
+
+
+def _ddl_message(statement: Statement) -> dict[str, Any]:
+    change = statement.schema_change
+    assert change is not None
+    return {
+        "data": None,
+        "database": change.database,
+        "es": statement.event_ms,
+        "id": statement.seq + 1,
+        "isDdl": True,
+        "mysqlType": None,
+        "old": None,
+        "pkNames": None,
+        "sql": change.sql,
+        "sqlType": None,
+        "table": change.table_name or "",
+        "ts": statement.emitted_ms,
+        "type": DDL_TYPES[change.kind],
+    }
+
+
+def encode(statement: Statement) -> list[str]:
+    if statement.schema_change is not None:
+        message = _ddl_message(statement)
+        return [dumps([message] if statement.seq % 2 == 0 else message)]
+    table = statement.table
+    assert table is not None
+    count = len(statement.changes)
+    shape = statement.seq % 4
+    if count > 1 and shape in (0, 1):
+        messages = [_message(statement, table, range(row, row + 1)) for row in range(count)]
+        return [dumps(messages)] if shape == 0 else [dumps(message) for message in messages]
+    message = _message(statement, table, range(count))
+    return [dumps([message] if shape == 2 else message)]

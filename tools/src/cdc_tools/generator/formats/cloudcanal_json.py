@@ -1,0 +1,83 @@
+"""CloudCanal JSON (spec 002): one message per statement, on its own line.
+
+- `action` INSERT/UPDATE/DELETE; for DDL canal's EventType name (CREATE, ALTER, ERASE, RENAME,
+  TRUNCATE, CINDEX, DINDEX, QUERY): 002 shows only ALTER, and CloudCanal descends from canal.
+- `data`: the new full rows (INSERT/UPDATE) or the deleted rows (DELETE); `before`: the old full
+  rows of an UPDATE, else []. Values are JSON strings, NULL is JSON null.
+- `db` and `schema` both hold the database; `pks` the key columns once; `dbValType` /
+  `jdbcType` every column; `entryType` ROWDATA; `execTs`/`sendTs` epoch ms; `bid` the seq.
+- DDL: `isDdl` true, `data`/`before`/`pks` [], `sql` the statement, `table` "" for a
+  database-level QUERY, `tableChanges` {table: {columns (0-based position), primaryKeyColumnNames},
+  type: CREATE/ALTER/DROP} when the DDL concerns a table definition (not QUERY, TRUNCATE).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.formats._table_changes import CHANGE_TYPES, table_description
+from cdc_tools.generator.formats.canal_json import DDL_TYPES
+from cdc_tools.generator.model import Statement
+
+NAME = "cloudcanal_json"
+CARRIES_DDL = True
+
+
+def _ddl_message(statement: Statement) -> dict[str, Any]:
+    change = statement.schema_change
+    assert change is not None
+    table = change.table
+    message: dict[str, Any] = {
+        "action": DDL_TYPES[change.kind],
+        "before": [],
+        "bid": statement.seq,
+        "data": [],
+        "db": change.database,
+        "dbValType": table.mysql_types if table else {},
+        "isDdl": True,
+        "entryType": "ROWDATA",
+        "execTs": statement.event_ms,
+        "jdbcType": table.jdbc_types if table else {},
+        "pks": [],
+        "schema": change.database,
+        "sendTs": statement.emitted_ms,
+        "sql": change.sql,
+        "table": change.table_name or "",
+    }
+    if change.kind in CHANGE_TYPES:
+        message["tableChanges"] = {
+            "table": table_description(change, first_position=0),
+            "type": CHANGE_TYPES[change.kind],
+        }
+    return message
+
+
+def encode(statement: Statement) -> list[str]:
+    if statement.schema_change is not None:
+        return [dumps(_ddl_message(statement))]
+    table = statement.table
+    assert table is not None
+    images = statement.images
+    before = [b for b, a in images if b is not None and a is not None]
+    return [
+        dumps(
+            {
+                "action": statement.operation,
+                "before": before,
+                "bid": statement.seq,
+                "data": [a if a is not None else b for b, a in images],
+                "db": table.database,
+                "dbValType": table.mysql_types,
+                "isDdl": False,
+                "entryType": "ROWDATA",
+                "execTs": statement.event_ms,
+                "jdbcType": table.jdbc_types,
+                "pks": list(table.key),
+                "schema": table.database,
+                "sendTs": statement.emitted_ms,
+                "sql": "",
+                "table": table.name,
+            }
+        )
+    ]

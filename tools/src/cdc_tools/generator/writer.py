@@ -1,0 +1,192 @@
+"""Streams a logical stream to landed files and expected results, in constant memory.
+
+Layout under `out`:
+    <format>/part-00000.jsonl, part-00001.jsonl, ...       the landed lines, rolling files
+    <format>/part-00000.avro, ...     an Avro format's records as binary object container files
+                                      instead, with `avro_encoding="binary"`
+    _expected/<format>/row_changes.jsonl, schema_changes.jsonl
+    _expected/dbt_vars.json    {"cdc_primary_keys": {"db.table": [key columns]}} for every table
+                               of the stream: Debezium values carry no key column names, so
+                               pass these to dbt (--vars) to get its primary keys
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
+
+import fastavro
+from fastavro.write import Writer as FastavroWriter
+from tqdm import tqdm
+
+from cdc_tools.avro_json import JsonDatums
+from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
+from cdc_tools.generator.formats import FORMATS, Encoder
+from cdc_tools.generator.stream import logical_stream
+
+DEFAULT_FILE_BYTES = 64 * 1024 * 1024
+AvroEncoding = Literal["json", "binary"]
+EXPECTED_FOLDER = "_expected"
+DBT_VARS_FILE = "dbt_vars.json"
+
+
+class RollingWriter:
+    """Writes lines to part-00000.jsonl, part-00001.jsonl, ... in `folder`, starting a new
+    file before a line would take the current one past `max_bytes` (a longer line gets a file
+    of its own)."""
+
+    def __init__(self, folder: Path, max_bytes: int) -> None:
+        self.folder = folder
+        self.max_bytes = max_bytes
+        self.files: list[Path] = []
+        self._out: BinaryIO | None = None
+        self._size = 0
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def write(self, line: str) -> None:
+        data = line.encode("utf-8") + b"\n"
+        if self._out is None or (self._size and self._size + len(data) > self.max_bytes):
+            self._roll()
+        assert self._out is not None
+        self._out.write(data)
+        self._size += len(data)
+
+    def _roll(self) -> None:
+        self.close()
+        path = self.folder / f"part-{len(self.files):05d}.jsonl"
+        self.files.append(path)
+        self._out = path.open("wb", buffering=1 << 20)
+        self._size = 0
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+
+class ContainerWriter:
+    """Writes an Avro format's JSON-encoded lines as the records of binary object container
+    files part-00000.avro, part-00001.avro, ... in `folder` (one encoder serves both
+    encodings). Files roll where RollingWriter's would, counting the lines' bytes (the binary
+    form is smaller), so part-0000N.avro holds the records of part-0000N.jsonl."""
+
+    def __init__(self, folder: Path, max_bytes: int, schema: dict[str, Any]) -> None:
+        self.folder = folder
+        self.max_bytes = max_bytes
+        self.schema = fastavro.parse_schema(schema)
+        self.datums = JsonDatums(schema)
+        self.files: list[Path] = []
+        self._out: BinaryIO | None = None
+        self._writer: FastavroWriter | None = None
+        self._size = 0
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def write(self, line: str) -> None:
+        size = len(line.encode("utf-8")) + 1
+        if self._writer is None or (self._size and self._size + size > self.max_bytes):
+            self._roll()
+        assert self._writer is not None
+        self._writer.write(self.datums(json.loads(line)))
+        self._size += size
+
+    def _roll(self) -> None:
+        self.close()
+        path = self.folder / f"part-{len(self.files):05d}.avro"
+        self.files.append(path)
+        self._out = path.open("wb")
+        self._writer = FastavroWriter(self._out, self.schema)
+        self._size = 0
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.flush()
+            self._writer = None
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+
+@dataclass
+class FormatCounts:
+    lines: int = 0
+    row_changes: int = 0
+    schema_changes: int = 0
+    files: list[Path] = field(default_factory=list)
+
+
+def _jsonl(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def generate(
+    out: Path,
+    statements: int,
+    seed: int = 0,
+    formats: Iterable[str] = tuple(FORMATS),
+    max_file_bytes: int = DEFAULT_FILE_BYTES,
+    progress: bool = False,
+    avro_encoding: AvroEncoding = "json",
+) -> dict[str, FormatCounts]:
+    """Writes `statements` statements of the stream `seed` in each of `formats` under `out`;
+    the Avro formats as JSON-encoded lines, or as binary container files."""
+    encoders: list[Encoder] = [FORMATS[name] for name in formats]
+    writers: dict[str, RollingWriter | ContainerWriter] = {
+        e.name: ContainerWriter(out / e.name, max_file_bytes, e.avro_schema)
+        if e.avro_schema is not None and avro_encoding == "binary"
+        else RollingWriter(out / e.name, max_file_bytes)
+        for e in encoders
+    }
+    counts = {e.name: FormatCounts() for e in encoders}
+    (out / EXPECTED_FOLDER).mkdir(parents=True, exist_ok=True)
+    expected: dict[str, tuple[BinaryIO, BinaryIO]] = {}
+    for encoder in encoders:
+        folder = out / EXPECTED_FOLDER / encoder.name
+        folder.mkdir(parents=True, exist_ok=True)
+        expected[encoder.name] = (
+            (folder / "row_changes.jsonl").open("wb", buffering=1 << 20),
+            (folder / "schema_changes.jsonl").open("wb", buffering=1 << 20),
+        )
+    primary_keys: dict[str, list[str]] = {}
+    bar = tqdm(total=statements, unit="stmt", disable=not progress, desc="cdc-generate", mininterval=0.5)
+    try:
+        for statement in logical_stream(seed, statements):
+            table = statement.table
+            if table is not None:
+                primary_keys[f"{table.database}.{table.name}"] = list(table.key)
+            row_changes = expected_row_changes(statement)
+            schema_changes = expected_schema_changes(statement)
+            row_lines = [_jsonl(row) for row in row_changes]
+            schema_lines = [_jsonl(change) for change in schema_changes]
+            for encoder in encoders:
+                if encoder.keeps_times:
+                    encoder_rows, encoder_schema = row_lines, schema_lines
+                else:
+                    encoder_rows = [_jsonl(encoder.expected(row)) for row in row_changes]
+                    encoder_schema = [_jsonl(encoder.expected(change)) for change in schema_changes]
+                lines = encoder.encode(statement)
+                for line in lines:
+                    writers[encoder.name].write(line)
+                count = counts[encoder.name]
+                count.lines += len(lines)
+                rows_out, schema_out = expected[encoder.name]
+                rows_out.writelines(encoder_rows)
+                count.row_changes += len(encoder_rows)
+                if encoder.carries_ddl:
+                    schema_out.writelines(encoder_schema)
+                    count.schema_changes += len(encoder_schema)
+            bar.update()
+    finally:
+        bar.close()
+        for writer in writers.values():
+            writer.close()
+        for rows_out, schema_out in expected.values():
+            rows_out.close()
+            schema_out.close()
+    dbt_vars = {"cdc_primary_keys": primary_keys}
+    (out / EXPECTED_FOLDER / DBT_VARS_FILE).write_text(json.dumps(dbt_vars, indent=2) + "\n")
+    for name, writer in writers.items():
+        counts[name].files = list(writer.files)
+    return counts
