@@ -1,5 +1,6 @@
 """Fixtures of both pytest suites, tests/unit and tests/integration (defined in tests/support)."""
 
+from support.compiled_models import compiled
 from support.spark_session import spark
 
-__all__ = ["spark"]
+__all__ = ["compiled", "spark"]

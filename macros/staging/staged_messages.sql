@@ -18,7 +18,14 @@ select
         else event_kind
     end as disposition,
     coalesce(rejection_reason, if(event_kind = 'control', skip_reason, null)) as disposition_reason,
-    {{ staged_message_columns()[10:] | join(',\n    ') }}
+    {%- for column in staged_message_columns()[10:] %}
+    {%- if column == 'row_images' %}
+    -- The rows of a usable row change only.
+    if(rejection_reason is null and event_kind = 'row_change', row_images, null) as row_images,
+    {%- else %}
+    {{ column }}{{ ',' if not loop.last }}
+    {%- endif %}
+    {%- endfor %}
 from (
     select
         *,

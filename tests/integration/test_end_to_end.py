@@ -229,7 +229,7 @@ ROW_FIELDS = [
     "source_format",
     "operation",
     "source_operation",
-    "canal_event_type",
+    "operation_code",
     "database_name",
     "table_name",
     "primary_key_columns",
@@ -246,7 +246,7 @@ ROW_FIELDS = [
     "message_id",
 ]
 
-CANAL_EVENT_TYPE = {"INSERT": 1, "UPDATE": 2, "DELETE": 3}  # 000's EventType numbers
+OPERATION_CODE = {"INSERT": 1, "UPDATE": 2, "DELETE": 3}  # 000's EventType numbers
 
 
 def row_change(
@@ -269,7 +269,7 @@ def row_change(
         "source_format": "canal_json",
         "operation": operation,
         "source_operation": operation,
-        "canal_event_type": CANAL_EVENT_TYPE[operation],
+        "operation_code": OPERATION_CODE[operation],
         "database_name": database,
         "table_name": table,
         "primary_key_columns": key_columns,

@@ -56,7 +56,7 @@ SEED = 20261123  # the stream's and hypothesis's seed: the same seed lands the s
 STATEMENTS = 60
 FILES_PER_FORMAT = 3
 FORMAT_NAMES = tuple(FORMAT_RULES)
-OUTCOMES = "int_message_outcomes_unioned"
+OUTCOMES = "int_messages"
 
 
 @dataclass(frozen=True)
@@ -433,13 +433,11 @@ def test_reconciliation_mart_balances_lines_and_messages_per_format(landing: Lan
 # ------------------------------------------- reconciliation tests fail when counts do not hold
 
 
-def _data_test(manifest: dict[str, Any], name: str, source_format: str | None = None) -> dict[str, Any]:
+def _data_test(manifest: dict[str, Any], name: str) -> dict[str, Any]:
     tests = [
         node
         for node in manifest["nodes"].values()
-        if node["resource_type"] == "test"
-        and name in (node["name"], node.get("test_metadata", {}).get("name"))
-        and (source_format is None or node["test_metadata"]["kwargs"].get("source_format") == source_format)
+        if node["resource_type"] == "test" and name in (node["name"], node.get("test_metadata", {}).get("name"))
     ]
     assert len(tests) == 1, name
     return tests[0]
@@ -447,14 +445,15 @@ def _data_test(manifest: dict[str, Any], name: str, source_format: str | None = 
 
 def _run_on(spark: Any, manifest: dict[str, Any], test: dict[str, Any], relations: dict[str, str]) -> int:
     """Rows the test's compiled SQL returns with each relation it reads replaced by a temp view
-    holding `relations[name]` (a SELECT)."""
+    holding `relations[name]` (a SELECT; a source named `<source>.<table>`)."""
     assert test["config"]["severity"].upper() == "ERROR" and test["config"]["error_if"] == "!= 0"
     sql = test["compiled_code"]
     resources = {**manifest["nodes"], **manifest["sources"]}
     for unique_id in test["depends_on"]["nodes"]:
         resource = resources[unique_id]
-        view = "tampered_" + resource["name"]
-        spark.sql(f"create or replace temp view {view} as {relations[resource['name']]}")
+        name = f"{resource['source_name']}.{resource['name']}" if "source_name" in resource else resource["name"]
+        view = "tampered_" + name.replace(".", "__")
+        spark.sql(f"create or replace temp view {view} as {relations[name]}")
         assert resource["relation_name"] in sql, resource["relation_name"]
         sql = sql.replace(resource["relation_name"], view)
     return spark.sql(sql).count()
@@ -487,17 +486,31 @@ def manifest(hostile: Build) -> dict[str, Any]:
 
 
 def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, manifest: dict) -> None:
-    test = _data_test(manifest, "landed_lines_reconcile", "canal_json")
+    test = _data_test(manifest, "assert_landed_lines_reconcile")
+    no_lines = "select * from values ('', 0) as t(file_path, line_number) where false"
+    landings = {f"{name}.landed_lines": no_lines for name in FORMAT_NAMES}
+    containers = {
+        f"base_{name}__container_records": no_lines for name in FORMAT_NAMES if FORMAT_RULES[name].avro_schema
+    }
 
-    def run(*rows: str) -> int:
-        return _run_on(
-            spark, manifest, test, {"landed_lines": LANDED, "fct_message_reconciliation": _reconciliation(*rows)}
-        )
+    def run(*rows: str, debezium: str = no_lines) -> int:
+        relations = {
+            **landings,
+            **containers,
+            "canal_json.landed_lines": LANDED,
+            "debezium_json.landed_lines": debezium,
+            "fct_message_reconciliation": _reconciliation(*rows),
+        }
+        return _run_on(spark, manifest, test, relations)
 
-    assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)") == 0
+    nine = "select 'f9' as file_path, id as line_number from range(5)"
+    assert (
+        run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)", debezium=nine) == 0
+    )
     assert run("('canal_json', 'f1', 1L)", "('canal_json', 'f2', 1L)") == 1  # a line of f1 lost
     assert run("('canal_json', 'f1', 2L)") == 1  # f2 lost
-    # A file counted that never landed.
+    # A file counted that never landed, in its format or at all.
+    assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)") == 1
     assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('canal_json', 'f3', 1L)") == 1
 
 
@@ -512,8 +525,8 @@ def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark
             manifest,
             test,
             {
-                "int_message_outcomes_unioned": outcomes,
-                "int_row_changes_unioned": row_changes,
+                "int_messages": outcomes,
+                "int_row_changes": row_changes,
                 "fct_row_changes": facts,
             },
         )
@@ -534,8 +547,8 @@ def test_schema_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(sp
             manifest,
             test,
             {
-                "int_message_outcomes_unioned": outcomes,
-                "int_schema_changes_unioned": schema_changes,
+                "int_messages": outcomes,
+                "int_schema_changes": schema_changes,
                 "fct_schema_changes": facts,
             },
         )
@@ -551,7 +564,7 @@ def test_one_outcome_per_message_fails_when_a_message_is_counted_twice(spark: An
     other = "('canal_json', 'f1', 1, 1, 'rejected')"
 
     def run(*rows: str) -> int:
-        return _run_on(spark, manifest, test, {"int_message_outcomes_unioned": _outcomes(*rows)})
+        return _run_on(spark, manifest, test, {"int_messages": _outcomes(*rows)})
 
     assert run(row, other) == 0
     assert run(row, other, "('canal_json', 'f1', 1, 0, 'rejected')") == 1

@@ -1,10 +1,12 @@
 """Hostile landed lines for every format: hypothesis strategies that mutate valid messages, each
 mutant carrying the outcome the staging must give it.
 
-A format is described once, by `FormatRules` (where its operation code, names and images are,
-which fields the staging reads and their JSON types, what a missing field means, whether a line
-may be a batch). Mutation classes are strategies built from those rules; `MUTATIONS` maps a class
-name to its strategy factory and `FormatRules.mutations` lists the classes a format takes.
+A format is described once, by the `FormatRules` its generator encoder declares (`RULES`: where
+its operation code, names and images are, which fields the staging reads and their JSON types,
+what a missing field means, whether a line may be a batch). Mutation classes are strategies built
+from those rules; `MUTATIONS` maps a class name to its strategy factory and
+`FormatRules.mutations` lists the classes a format takes. `FORMAT_RULES` holds the rules of every
+format the project's registry names.
 
 The Avro formats (dts_avro, oms_avro) land their records as lines in Avro's JSON encoding and as
 binary container files. Their lines take the JSON classes that apply to a record (truncated,
@@ -35,15 +37,28 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from cdc_lakehouse.avro import dts, oms
 from cdc_tools.avro_json import JsonDatums
-from cdc_tools.generator.formats import dts_avro
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.mutation_rules import (
+    Expected,
+    FormatRules,
+    Message,
+    Path,
+    delete,
+    dumps,
+    get,
+    put,
+    rejected,
+    used,
+)
+from cdc_tools.registry import project_formats
 
-Message = dict[str, Any]
-Path = tuple[str | int, ...]
-Outcome = tuple[str, str | None]  # (disposition, reason)
-Expected = dict[int | None, frozenset[Outcome]]
+from support.dbt_harness import REPO
 
+# The rules of every format the project reads, in its registry's order.
+FORMAT_RULES: dict[str, FormatRules] = {name: FORMATS[name].rules for name in project_formats(REPO)}
+# Binary container files: records, one per block, then one damaged record (`container_mutants`).
+CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
 JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array")
 SQL_AND_QUOTES = [
     "x'; drop table cdc.fct_row_changes; --",
@@ -58,18 +73,6 @@ SQL_AND_QUOTES = [
 NAME_ALPHABET = "'\"`;\\-/*() =%$.{}\n\tabcXYZ_0é☕"
 INVALID_UTF8 = [b"\xff", b"\xfe\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf"]
 NON_NUMERIC = ["NaN", "Infinity", "-Infinity"]
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def used(disposition: str) -> Expected:
-    return {0: frozenset({(disposition, None)})}
-
-
-def rejected(reason: str, message_index: int | None = 0) -> Expected:
-    return {message_index: frozenset({("rejected", reason)})}
 
 
 @dataclass(frozen=True)
@@ -96,30 +99,6 @@ class Mutant:
     valid_messages: dict[int, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class FormatRules:
-    name: str
-    operation: Path
-    operation_codes: frozenset[str]
-    fields: dict[Path, frozenset[str]]  # fields the staging reads -> their allowed JSON types
-    kind: Callable[[Message], str]  # row_change or schema_change
-    missing_reason: Callable[[Message, Path], str | None]  # None: the message is still used
-    database: Path
-    table: Path
-    add_column: Callable[[Message, str, Any], None]  # the column in every row image
-    blank_line: Expected
-    batches: bool
-    mutations: tuple[str, ...]
-    root: Callable[[Message], Message] = lambda message: message  # where `fields` are
-    serialize: Callable[[Any], str] = dumps
-    mutable: Callable[[Message], bool] = lambda message: True  # a message mutants may copy
-    column_name_key: str | None = None  # images as arrays of entries naming their column by this key
-    object_name: Path | None = None  # "<database>.<table>" in one field (then no "." in a database)
-    unions: Callable[[Message], list[tuple[Path, str]]] | None = None  # (union, its unknown-branch reason)
-    invalid_utf8: Expected | None = None  # when a string with U+FFFD is not used as a value
-    avro_schema: dict[str, Any] | None = None  # records also land as binary container files
-
-
 def messages_of(line: str) -> list[dict[str, Any]]:
     """The messages of a valid landed line: one, or a batch's."""
     value = json.loads(line)
@@ -137,420 +116,6 @@ def is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def get(message: Message, path: Path) -> Any:
-    value: Any = message
-    for key in path:
-        if isinstance(value, list) and isinstance(key, int) and key < len(value):
-            value = value[key]
-        elif isinstance(value, dict):
-            value = value.get(key)
-        else:
-            return None
-    return value
-
-
-def put(message: Message, path: Path, value: Any) -> None:
-    for key in path[:-1]:
-        message = message.setdefault(key, {})
-    message[path[-1]] = value
-
-
-def delete(message: Message, path: Path) -> None:
-    parent = get(message, path[:-1]) if len(path) > 1 else message
-    if isinstance(parent, dict):
-        parent.pop(path[-1], None)
-
-
-# ---------------------------------------------------------------------------------- formats
-
-CANAL_ROW = ("INSERT", "UPDATE", "DELETE")
-CANAL_DDL = ("CREATE", "ALTER", "ERASE", "QUERY", "TRUNCATE", "RENAME", "CINDEX", "DINDEX")
-
-
-def _canal_missing(op_field: str, old_field: str, database_fields: tuple[str, ...]) -> Callable:
-    """Canal and CloudCanal: what a message lacking `path` becomes."""
-
-    def reason(message: Message, path: Path) -> str | None:
-        op = message.get(op_field)
-        name = path[0]
-        if name == op_field:
-            return "missing_event_type"
-        if name in database_fields and not any(message.get(f) for f in database_fields if f != name):
-            return "missing_database"
-        if op not in CANAL_ROW:
-            return "missing_sql" if name == "sql" and op != "TRUNCATE" else None
-        if name == "table":
-            return "missing_table"
-        if name == "data" and not (op == "DELETE" and message.get(old_field)):
-            return "missing_row_image"
-        if name == old_field and op == "UPDATE":
-            return "missing_old_image"
-        return None
-
-    return reason
-
-
-def _add_to_images(*image_fields: str) -> Callable[[Message, str, Any], None]:
-    def add(message: Message, column: str, value: Any) -> None:
-        for name in image_fields:
-            for image in message.get(name) or []:
-                if name == "old" and message.get("type") == "UPDATE":
-                    continue  # canal `old` holds the changed columns only
-                image[column] = value
-
-    return add
-
-
-CANAL = FormatRules(
-    name="canal_json",
-    operation=("type",),
-    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT"}),
-    fields={
-        ("id",): frozenset({"integer"}),
-        ("database",): frozenset({"string"}),
-        ("table",): frozenset({"string"}),
-        ("pkNames",): frozenset({"array"}),
-        ("isDdl",): frozenset({"boolean"}),
-        ("type",): frozenset({"string"}),
-        ("es",): frozenset({"integer"}),
-        ("ts",): frozenset({"integer"}),
-        ("sql",): frozenset({"string"}),
-        ("sqlType",): frozenset({"object"}),
-        ("mysqlType",): frozenset({"object"}),
-        ("data",): frozenset({"array"}),
-        ("old",): frozenset({"array"}),
-        ("tableChanges",): frozenset({"object"}),
-    },
-    kind=lambda m: "row_change" if m.get("type") in CANAL_ROW else "schema_change",
-    missing_reason=_canal_missing("type", "old", ("database",)),
-    database=("database",),
-    table=("table",),
-    add_column=_add_to_images("data", "old"),
-    blank_line=rejected("empty_line", None),
-    batches=True,
-    mutations=(
-        "truncated",
-        "wrong_type",
-        "missing_field",
-        "unknown_operation",
-        "blank_line",
-        "not_an_object",
-        "mixed_batch",
-        "wide_image",
-        "huge_value",
-        "deep_nesting",
-        "invalid_utf8",
-        "non_numeric_number",
-        "duplicate_key",
-        "hostile_names",
-    ),
-)
-
-CLOUDCANAL = FormatRules(
-    name="cloudcanal_json",
-    operation=("action",),
-    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "DROP"}),
-    fields={
-        ("action",): frozenset({"string"}),
-        ("bid",): frozenset({"integer"}),
-        ("before",): frozenset({"array"}),
-        ("data",): frozenset({"array"}),
-        ("db",): frozenset({"string"}),
-        ("schema",): frozenset({"string"}),
-        ("table",): frozenset({"string"}),
-        ("dbValType",): frozenset({"object"}),
-        ("jdbcType",): frozenset({"object"}),
-        ("entryType",): frozenset({"string"}),
-        ("isDdl",): frozenset({"boolean"}),
-        ("pks",): frozenset({"array"}),
-        ("execTs",): frozenset({"integer"}),
-        ("sendTs",): frozenset({"integer"}),
-        ("sql",): frozenset({"string"}),
-        ("tableChanges",): frozenset({"object"}),
-    },
-    kind=lambda m: "row_change" if m.get("action") in CANAL_ROW else "schema_change",
-    missing_reason=_canal_missing("action", "before", ("db", "schema")),
-    database=("db",),
-    table=("table",),
-    add_column=_add_to_images("data", "before"),
-    blank_line=rejected("empty_line", None),
-    batches=True,
-    mutations=CANAL.mutations,
-)
-
-
-def _debezium_root(message: Message) -> Message:
-    return message["payload"] if isinstance(message.get("payload"), dict) else message
-
-
-def _debezium_missing(message: Message, path: Path) -> str | None:
-    payload = _debezium_root(message)
-    op = payload.get("op")
-    if op is None:  # a schema change event
-        if path in (("source",), ("source", "db")) and not payload.get("databaseName"):
-            return "missing_database"
-        if path == ("databaseName",) and not get(payload, ("source", "db")):
-            return "missing_database"
-        return "missing_sql" if path == ("ddl",) else None
-    if path == ("op",):
-        return "missing_event_type"
-    if path in (("source",), ("source", "db")):
-        return "missing_database"
-    if path == ("source", "table"):
-        return "missing_table"
-    if path == ("after",) and op != "d":
-        return "missing_row_image"
-    if path == ("before",):
-        return {"d": "missing_row_image", "u": "missing_old_image"}.get(op)
-    return None
-
-
-def _debezium_add_column(message: Message, column: str, value: Any) -> None:
-    payload = _debezium_root(message)
-    for name in ("before", "after"):
-        if isinstance(payload.get(name), dict):
-            payload[name][column] = value
-
-
-DEBEZIUM = FormatRules(
-    name="debezium_json",
-    operation=("op",),
-    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a"}),
-    fields={
-        ("op",): frozenset({"string"}),
-        ("ts_ms",): frozenset({"integer"}),
-        ("before",): frozenset({"object"}),
-        ("after",): frozenset({"object"}),
-        ("source",): frozenset({"object"}),
-        ("source", "db"): frozenset({"string"}),
-        ("source", "table"): frozenset({"string"}),
-        ("source", "file"): frozenset({"string"}),
-        ("source", "pos"): frozenset({"integer"}),
-        ("source", "ts_ms"): frozenset({"integer"}),
-        ("databaseName",): frozenset({"string"}),
-        ("ddl",): frozenset({"string"}),
-        ("tableChanges",): frozenset({"array", "object"}),
-    },
-    kind=lambda m: "schema_change" if _debezium_root(m).get("op") is None else "row_change",
-    missing_reason=_debezium_missing,
-    database=("source", "db"),
-    table=("source", "table"),
-    add_column=_debezium_add_column,
-    blank_line={0: frozenset({("skipped", "tombstone")})},
-    batches=False,
-    mutations=tuple(m for m in CANAL.mutations if m != "mixed_batch"),
-    root=_debezium_root,
-)
-
-
-def _kafka_river_missing(message: Message, path: Path) -> str | None:
-    return {
-        ("event",): "missing_event_type",
-        ("db",): "missing_database",
-        ("table",): "missing_table",
-        ("columns",): "missing_row_image",
-    }.get(path)
-
-
-def _kafka_river_add_column(message: Message, column: str, value: Any) -> None:
-    entry: dict[str, Any] = {"n": column, "t": "varchar(255)", "v": value, "null": False}
-    if message.get("event") == "u":
-        entry["updated"] = False
-    message["columns"].append(entry)
-
-
-KAFKA_RIVER = FormatRules(
-    name="kafka_river_json",
-    operation=("event",),
-    operation_codes=frozenset({"i", "u", "d"}),
-    fields={
-        ("binlog",): frozenset({"string"}),
-        ("time",): frozenset({"integer"}),
-        ("canalTime",): frozenset({"integer"}),
-        ("db",): frozenset({"string"}),
-        ("table",): frozenset({"string"}),
-        ("event",): frozenset({"string"}),
-        ("columns",): frozenset({"array"}),
-        ("keys",): frozenset({"array"}),
-    },
-    kind=lambda m: "row_change",
-    missing_reason=_kafka_river_missing,
-    database=("db",),
-    table=("table",),
-    add_column=_kafka_river_add_column,
-    blank_line=rejected("empty_line", None),
-    batches=False,
-    mutations=DEBEZIUM.mutations,
-    column_name_key="n",
-)
-
-AVRO_MUTATIONS = (
-    "truncated",
-    "wrong_type",
-    "missing_field",
-    "unknown_operation",
-    "blank_line",
-    "not_an_object",
-    "wide_image",
-    "huge_value",
-    "invalid_utf8",
-    "duplicate_key",
-    "hostile_names",
-    "unknown_branch",
-)
-# Binary container files: records, one per block, then one damaged record (`container_mutants`).
-CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
-
-
-def _image_value_unions(images: tuple[str, ...], inner: Path, reason: str) -> Callable:
-    """The (non-null) unions of every column value of `images` (each an {"array": [...]} union)."""
-
-    def unions(message: Message) -> list[tuple[Path, str]]:
-        paths = [
-            (name, "array", index, *inner)
-            for name in images
-            for index, _ in enumerate(get(message, (name, "array")) or [])
-        ]
-        return [(path, reason) for path in paths if get(message, path) is not None]
-
-    return unions
-
-
-def _add_to_avro_images(value_of: Callable[[Any], dict[str, Any]], type_number: int) -> Callable:
-    """A column appended to `fields` and to every row image, its value wrapped by `value_of`."""
-
-    def add(message: Message, column: str, value: Any) -> None:
-        message["fields"]["array"].append({"name": column, "dataTypeNumber": type_number})
-        for name in ("beforeImages", "afterImages"):
-            if isinstance(message.get(name), dict):
-                message[name]["array"].append(value_of(value))
-
-    return add
-
-
-def _dts_missing(message: Message, path: Path) -> str | None:
-    operation = message.get("operation")
-    if path == ("operation",):
-        return "missing_event_type"
-    if path == ("objectName",):
-        return "missing_database"
-    if operation == "DDL":
-        return "missing_sql" if path == ("afterImages",) else None
-    return {
-        ("fields",): "missing_columns",
-        ("afterImages",): None if operation == "DELETE" else "missing_row_image",
-        ("beforeImages",): {"DELETE": "missing_row_image", "UPDATE": "missing_old_image"}.get(operation),
-    }.get(path)
-
-
-def _dts_unions(message: Message) -> list[tuple[Path, str]]:
-    record = [((name,), "unknown_union_branch") for name in dts.UNIONS if message.get(name) is not None]
-    return record + _image_value_unions(("beforeImages", "afterImages"), (), "unknown_value_type")(message)
-
-
-DTS = FormatRules(
-    name="dts_avro",
-    operation=("operation",),
-    operation_codes=frozenset({*dts.ROW_OPERATIONS, *dts.SCHEMA_OPERATIONS, *dts.CONTROL_OPERATIONS}),
-    fields={
-        ("version",): frozenset({"integer"}),
-        ("id",): frozenset({"integer"}),
-        ("sourceTimestamp",): frozenset({"integer"}),
-        ("source",): frozenset({"object"}),
-        ("objectName",): frozenset({"object"}),
-        ("processTimestamps",): frozenset({"object"}),
-        ("tags",): frozenset({"object"}),
-        ("fields",): frozenset({"object"}),
-        ("beforeImages",): frozenset({"object"}),
-        ("afterImages",): frozenset({"object"}),
-        ("operation",): frozenset({"string"}),
-        ("sourcePosition",): frozenset({"string"}),
-        ("safeSourcePosition",): frozenset({"string"}),
-        ("sourceTxid",): frozenset({"string"}),
-    },
-    kind=lambda m: "schema_change" if m.get("operation") == "DDL" else "row_change",
-    missing_reason=_dts_missing,
-    database=("objectName", "string"),
-    table=("objectName", "string"),
-    # A Character value: Avro bytes in the JSON encoding, one code point per UTF-8 byte.
-    add_column=_add_to_avro_images(
-        lambda v: {dts_avro.NAMESPACE + "Character": {"charset": "utf8mb4", "value": v.encode().decode("latin-1")}}, 15
-    ),
-    blank_line=rejected("empty_line"),
-    batches=False,
-    mutations=AVRO_MUTATIONS,
-    column_name_key="name",
-    object_name=("objectName", "string"),
-    unions=_dts_unions,
-    # U+FFFD is not a byte of a Character's bytes.
-    invalid_utf8=rejected("invalid_value"),
-    avro_schema=dts.record_schema(),
-)
-
-
-OMS_OPERATION = ("operation", "com.oceanbase.oms.avro.Operation")
-
-
-def _oms_missing(message: Message, path: Path) -> str | None:
-    operation = get(message, OMS_OPERATION)
-    name = path[0]
-    if name == "operation":
-        return "missing_event_type"
-    if name == "schemaName":
-        return "missing_database"
-    if operation == "DDL":
-        return "missing_sql" if name == "sql" else None
-    return {
-        "tableName": "missing_table",
-        "fields": "missing_fields",
-        "afterImages": None if operation == "DELETE" else "missing_row_image",
-        "beforeImages": None if operation == "INSERT" else "missing_row_image",
-    }.get(name)
-
-
-def _oms_unions(message: Message) -> list[tuple[Path, str]]:
-    record = [((name,), "unknown_union_branch") for name in oms.UNION_FIELDS if message.get(name) is not None]
-    return record + _image_value_unions(("beforeImages", "afterImages"), ("value",), "unknown_value_branch")(message)
-
-
-OMS = FormatRules(
-    name="oms_avro",
-    operation=OMS_OPERATION,
-    operation_codes=frozenset(oms.OPERATIONS),
-    fields={
-        ("id",): frozenset({"integer"}),
-        ("total",): frozenset({"integer"}),
-        ("index",): frozenset({"integer"}),
-        **{(name,): frozenset({"object"}) for name in oms.UNION_FIELDS},
-    },
-    kind=lambda m: "schema_change" if get(m, OMS_OPERATION) == "DDL" else "row_change",
-    missing_reason=_oms_missing,
-    database=("schemaName", "string"),
-    table=("tableName", "string"),
-    add_column=_add_to_avro_images(
-        lambda v: {
-            "type_info": "STRING",
-            "value": {
-                "com.oceanbase.oms.avro.StringObject": {"charsetName": "utf8mb4", "value": v},
-            },
-        },
-        15,
-    ),
-    blank_line=rejected("empty_line"),
-    batches=False,
-    mutations=AVRO_MUTATIONS,
-    # Control records carry no row; shard records stay in their (intact) sets.
-    mutable=lambda m: get(m, OMS_OPERATION) not in oms.CONTROL_OPERATIONS and (m.get("total") or 0) < 1,
-    column_name_key="name",
-    unions=_oms_unions,
-    avro_schema=oms.record_schema(),
-)
-
-FORMAT_RULES: dict[str, FormatRules] = {
-    rules.name: rules for rules in (CANAL, CLOUDCANAL, DEBEZIUM, KAFKA_RIVER, DTS, OMS)
-}
 
 
 # -------------------------------------------------------------------------------- mutations

@@ -1,6 +1,6 @@
-"""Unit tests of cdc_lakehouse.avro.dts (the decoding behind base_dts_avro__messages) on
-hand-written DTS records, of the JSON-encoding reader the generator's binary writer uses, and of
-the generator's dts_avro encoder; the shared local SparkSession from conftest.py, no dbt."""
+"""Unit tests of the DTS staging SQL (stg_dts_avro__messages, compiled once and run in the shared
+local SparkSession) on hand-written DTS records, of the JSON-encoding reader the generator's
+binary writer uses, and of the generator's dts_avro encoder; no build."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from typing import Any
 import fastavro
 import pytest
 from pyspark.sql import SparkSession
+from support.compiled_models import LANDING, run_compiled, seed, staged
 
 from cdc_lakehouse.avro.container import container_records
-from cdc_lakehouse.avro.dts import decode_messages, record_schema
+from cdc_lakehouse.avro import record_schema
 from cdc_tools.avro_json import JsonDatums
 from cdc_tools.generator.formats import dts_avro
 from cdc_tools.generator.model import Column, ColumnType
@@ -24,7 +25,7 @@ from cdc_tools.generator.stream import logical_stream
 from cdc_tools.generator.writer import generate
 
 N = "com.alibaba.dts.formats.avro."
-SCHEMA = record_schema()
+SCHEMA = record_schema("dts_avro")
 KEY = {"pk_uk_info": '{"PRIMARY":["id"]}'}
 
 
@@ -57,12 +58,17 @@ def _insert(value: Any, type_number: int = 15) -> dict[str, Any]:
     )
 
 
-def _decode(spark: SparkSession, payloads: list[str | None]) -> list[dict[str, Any]]:
+def _decode(spark: SparkSession, compiled: dict[str, str], payloads: list[str | None]) -> list[dict[str, Any]]:
+    """The staged messages of records landed as lines of one file."""
     landed = spark.createDataFrame(
-        [("f", number, payload, None) for number, payload in enumerate(payloads, 1)],
-        "file_path string, line_number int, payload string, landed_at timestamp",
+        [("f", number, payload, None) for number, payload in enumerate(payloads, 1)], LANDING
     )
-    return [row.asDict() for row in decode_messages(landed).orderBy("line_number").collect()]
+    relations = {
+        "cdc_landing.dts_avro": landed,
+        "cdc.base_dts_avro__container_records": spark.createDataFrame([], LANDING + ", loaded_at timestamp"),
+        "cdc.dts_mysql_data_types": seed(spark, "dts_mysql_data_types"),
+    }
+    return staged(run_compiled(spark, compiled["stg_dts_avro__messages"], relations))
 
 
 def _bytes(text: str) -> str:
@@ -125,16 +131,28 @@ VALUES = [
 ]
 
 
-def test_every_union_branch_decodes_to_its_canonical_text(spark: SparkSession) -> None:
-    rows = _decode(spark, [json.dumps(_insert(value)) for value, _ in VALUES])
+def test_every_union_branch_decodes_to_its_canonical_text(spark: SparkSession, compiled: dict[str, str]) -> None:
+    rows = _decode(spark, compiled, [json.dumps(_insert(value)) for value, _ in VALUES])
     got = [(row["disposition"], row["disposition_reason"], row["after_image"]) for row in rows]
     assert got == [("row_change", None, {"id": "1", "v": text}) for _, text in VALUES]
 
 
-def test_empty_object_none_leaves_the_column_out_of_the_image(spark: SparkSession) -> None:
-    (row,) = _decode(spark, [json.dumps(_insert({N + "EmptyObject": "NONE"}))])
+def test_empty_object_none_leaves_the_column_out_of_the_image(spark: SparkSession, compiled: dict[str, str]) -> None:
+    (row,) = _decode(spark, compiled, [json.dumps(_insert({N + "EmptyObject": "NONE"}))])
     assert row["after_image"] == {"id": "1"}
-    assert row["column_type_numbers"] == {"id": 3, "v": 15}
+    assert row["column_types"] == {"id": "int", "v": "varchar"}
+
+
+def test_column_type_numbers_are_named_by_the_seed(spark: SparkSession, compiled: dict[str, str]) -> None:
+    """MySQL's column type numbers (`dataTypeNumber`) named as seed dts_mysql_data_types names
+    them; a number it lacks keeps its text."""
+    names = ("id", "name", "price", "odd")
+    record = _record(
+        fields={"array": [{"name": name, "dataTypeNumber": number} for name, number in zip(names, (3, 15, 246, 999))]},
+        afterImages={"array": [{N + "Integer": {"precision": 11, "value": str(n)}} for n in range(4)]},
+    )
+    (row,) = _decode(spark, compiled, [json.dumps(record)])
+    assert row["column_types"] == {"id": "int", "name": "varchar", "price": "decimal", "odd": "999"}
 
 
 BAD_VALUES = [
@@ -165,13 +183,15 @@ BAD_VALUES = [
 ]
 
 
-def test_bad_values_reject_the_message_with_a_reason_and_no_image(spark: SparkSession) -> None:
-    rows = _decode(spark, [json.dumps(_insert(value)) for value, _ in BAD_VALUES])
+def test_bad_values_reject_the_message_with_a_reason_and_no_image(
+    spark: SparkSession, compiled: dict[str, str]
+) -> None:
+    rows = _decode(spark, compiled, [json.dumps(_insert(value)) for value, _ in BAD_VALUES])
     got = [(row["disposition"], row["disposition_reason"], row["after_image"]) for row in rows]
     assert got == [("rejected", reason, None) for _, reason in BAD_VALUES]
 
 
-def test_update_delete_ddl_and_control_records(spark: SparkSession) -> None:
+def test_update_delete_ddl_and_control_records(spark: SparkSession, compiled: dict[str, str]) -> None:
     fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
     old = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}, None]}
     new = {
@@ -190,7 +210,7 @@ def test_update_delete_ddl_and_control_records(spark: SparkSession) -> None:
         _record("COMMIT", None),
         _record("HEARTBEAT", None),
     ]
-    rows = _decode(spark, [json.dumps(record) for record in records])
+    rows = _decode(spark, compiled, [json.dumps(record) for record in records])
     keep = (
         "disposition",
         "disposition_reason",
@@ -267,7 +287,7 @@ def test_update_delete_ddl_and_control_records(spark: SparkSession) -> None:
     }
 
 
-def test_hostile_records_are_rejected_with_a_reason(spark: SparkSession) -> None:
+def test_hostile_records_are_rejected_with_a_reason(spark: SparkSession, compiled: dict[str, str]) -> None:
     fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
     one = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}]}
     two = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}, None]}
@@ -296,7 +316,7 @@ def test_hostile_records_are_rejected_with_a_reason(spark: SparkSession) -> None
         (json.dumps(_record("INSERT", fields=fields, afterImages=one)), "invalid_row_image"),
         (json.dumps(_record("UPDATE", fields=fields, beforeImages=one, afterImages=two)), "invalid_row_image"),
     ]
-    rows = _decode(spark, [payload for payload, _ in cases])
+    rows = _decode(spark, compiled, [payload for payload, _ in cases])
     assert [(row["disposition"], row["disposition_reason"]) for row in rows] == [
         ("rejected", reason) for _, reason in cases
     ]

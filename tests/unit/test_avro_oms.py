@@ -1,7 +1,8 @@
-"""Unit tests of cdc_lakehouse.avro.oms (the logic behind base_oms_avro__messages): every
-ColumnValue branch to its canonical text, bad values and records rejected with their reason,
-control records skipped, shard sets reassembled, WKB to WKT; on the shared local SparkSession,
-no dbt. Expected texts are MySQL's text for the value, as the other formats give it."""
+"""Unit tests of the OMS staging (base_oms_avro__records and stg_oms_avro__messages compiled once
+and run in the shared local SparkSession, cdc_lakehouse.avro.oms between them, as
+base_oms_avro__binary_values runs it): every ColumnValue branch to its canonical text, bad values
+and records rejected with their reason, control records skipped, shard sets reassembled, WKB to
+WKT; no build. Expected texts are MySQL's text for the value, as the other formats give it."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import struct
 from datetime import datetime
 from typing import Any
 
-from pyspark.sql import Row, SparkSession
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from support.compiled_models import LANDING, run_compiled, seed, staged
 
-from cdc_lakehouse.avro.oms import decode_messages, images_json, wkb_to_wkt
+from cdc_lakehouse.avro.oms import binary_values, images_json, wkb_to_wkt
 from cdc_tools.generator.formats.oms_avro import image_bytes
 
 NS = "com.oceanbase.oms.avro."
@@ -57,15 +60,27 @@ def _insert(record_id: int, values: dict[str, tuple[str, Any]], **fields: Any) -
     return _record(record_id, "INSERT", **(row | fields))
 
 
-def _decode(spark: SparkSession, *lines: dict[str, Any] | str) -> list[Row]:
+def _decode(spark: SparkSession, compiled: dict[str, str], *lines: dict[str, Any] | str) -> list[dict[str, Any]]:
+    """The staged messages of records landed as lines of one file, through the three models."""
     landed = spark.createDataFrame(
         [
             ("file:/landing/oms_avro/a.jsonl", number, line if isinstance(line, str) else json.dumps(line), LANDED_AT)
             for number, line in enumerate(lines, start=1)
         ],
-        "file_path string, line_number int, payload string, landed_at timestamp",
+        LANDING,
     )
-    return sorted(decode_messages(landed).collect(), key=lambda row: row["line_number"])
+    no_containers = spark.createDataFrame([], LANDING + ", loaded_at timestamp")
+    records = run_compiled(
+        spark,
+        compiled["base_oms_avro__records"],
+        {"cdc_landing.oms_avro": landed, "cdc.base_oms_avro__container_records": no_containers},
+    ).cache()
+    relations = {
+        "cdc.base_oms_avro__records": records,
+        "cdc.base_oms_avro__binary_values": binary_values(records).withColumn("loaded_at", F.current_timestamp()),
+        "cdc.oms_data_types": seed(spark, "oms_data_types"),
+    }
+    return staged(run_compiled(spark, compiled["stg_oms_avro__messages"], relations))
 
 
 def _point(x: float, y: float, order: str = "<") -> bytes:
@@ -145,53 +160,67 @@ BRANCHES: list[tuple[str, str, Any, str | None]] = [
 ]
 
 
-def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession) -> None:
+def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession, compiled: dict[str, str]) -> None:
     values = {"id": ("INTEGER", {"int": 1})} | {
         f"c{number}": (type_info, value) for number, (_, type_info, value, _) in enumerate(BRANCHES)
     }
-    (row,) = _decode(spark, _insert(1, values))
+    (row,) = _decode(spark, compiled, _insert(1, values))
     assert (row["disposition"], row["disposition_reason"]) == ("row_change", None)
     assert row["after_image"] == {"id": "1"} | {f"c{number}": text for number, (_, _, _, text) in enumerate(BRANCHES)}
-    assert row["column_types"]["c1"] == "INTEGER" and row["column_types"]["c11"] == "DECIMAL"
+    # OMS DataType names as MySQL type names (seed oms_data_types).
+    assert row["column_types"]["c1"] == "int" and row["column_types"]["c11"] == "decimal"
     assert row["key_columns"] == ["id"]
     assert row["before_image"] is None
 
 
-def test_record_fields_become_message_columns(spark: SparkSession) -> None:
-    (row,) = _decode(spark, _insert(9, {"id": ("INTEGER", {"int": 1})}))
+def test_data_types_are_named_by_the_seed(spark: SparkSession, compiled: dict[str, str]) -> None:
+    """OMS DataType names as seed oms_data_types names them in MySQL's words; a name it lacks
+    stays as sent."""
+    values = {
+        "id": ("INTEGER", {"int": 1}),
+        "price": ("DECIMAL", {NS + "DecimalObject": {"precision": 5, "scale": 2, "value": "1.5"}}),
+        "odd": ("NOT_A_TYPE", {"string": "x"}),
+    }
+    (row,) = _decode(spark, compiled, _insert(1, values))
+    assert row["column_types"] == {"id": "int", "price": "decimal", "odd": "NOT_A_TYPE"}
+
+
+def test_record_fields_become_message_columns(spark: SparkSession, compiled: dict[str, str]) -> None:
+    (row,) = _decode(spark, compiled, _insert(9, {"id": ("INTEGER", {"int": 1})}))
     assert row["source_format"] == "oms_avro" and row["message_index"] == 0
-    assert (row["message_id"], row["database_name"], row["table_name"], row["event_type"]) == (
+    assert (row["message_id"], row["database_name"], row["table_name"], row["source_operation"]) == (
         "9",
         "shop",
         "t",
         "INSERT",
     )
-    assert (row["transaction_id"], row["transaction_flag"]) == ("tx-1", "W")
+    assert row["transaction_id"] == "tx-1"
     assert row["event_at"] == datetime(2023, 11, 14, 22, 13, 20) and row["emitted_at"] is None
     assert row["source_position"] == "mysql-bin.000001:4"
 
 
-def test_any_namespace_decodes_by_the_last_segment_of_branch_names(spark: SparkSession) -> None:
+def test_any_namespace_decodes_by_the_last_segment_of_branch_names(
+    spark: SparkSession, compiled: dict[str, str]
+) -> None:
     record = _insert(
         1, {"id": ("INTEGER", {"int": 1}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 5, "day": 6}})}
     )
     other = json.loads(json.dumps(record).replace(NS, "org.example.whatever."))
     bare = json.loads(json.dumps(record).replace(NS, ""))
-    rows = _decode(spark, other, bare)
+    rows = _decode(spark, compiled, other, bare)
     assert [(r["disposition"], r["after_image"]) for r in rows] == [("row_change", {"id": "1", "d": "2024-05-06"})] * 2
 
 
-def test_keys_come_from_pk_indexes_else_the_first_unique_key(spark: SparkSession) -> None:
+def test_keys_come_from_pk_indexes_else_the_first_unique_key(spark: SparkSession, compiled: dict[str, str]) -> None:
     values = {"a": ("INTEGER", {"int": 1}), "b": ("STRING", {"string": "x"}), "c": ("INTEGER", {"int": 3})}
     with_pk = _insert(1, values, pkIndexes={"array": [2, 0]}, ukIndexes={"array": [[1]]})
     with_uk = _insert(2, values, pkIndexes=None, ukIndexes={"array": [[1, 2], [0]]})
     without = _insert(3, values, pkIndexes=None)
-    rows = _decode(spark, with_pk, with_uk, without)
+    rows = _decode(spark, compiled, with_pk, with_uk, without)
     assert [r["key_columns"] for r in rows] == [["c", "a"], ["b", "c"], None]
-    assert rows[1]["unique_key_columns"] == [["b", "c"], ["a"]]
 
 
-def test_update_and_delete_carry_their_images(spark: SparkSession) -> None:
+def test_update_and_delete_carry_their_images(spark: SparkSession, compiled: dict[str, str]) -> None:
     fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
 
     def image(v: str | None) -> dict[str, Any]:
@@ -206,16 +235,19 @@ def test_update_and_delete_carry_their_images(spark: SparkSession) -> None:
         1, "UPDATE", fields=fields, pkIndexes={"array": [0]}, beforeImages=image(None), afterImages=image("new")
     )
     delete = _record(2, "DELETE", fields=fields, pkIndexes={"array": [0]}, beforeImages=image("new"))
-    rows = _decode(spark, update, delete)
-    assert [(r["event_type"], r["disposition"]) for r in rows] == [("UPDATE", "row_change"), ("DELETE", "row_change")]
+    rows = _decode(spark, compiled, update, delete)
+    assert [(r["source_operation"], r["disposition"]) for r in rows] == [
+        ("UPDATE", "row_change"),
+        ("DELETE", "row_change"),
+    ]
     assert rows[0]["before_image"] == {"id": "1", "v": None} and rows[0]["after_image"] == {"id": "1", "v": "new"}
     assert rows[1]["before_image"] == {"id": "1", "v": "new"} and rows[1]["after_image"] is None
 
 
-def test_control_records_are_skipped_and_ddl_is_a_schema_change(spark: SparkSession) -> None:
+def test_control_records_are_skipped_and_ddl_is_a_schema_change(spark: SparkSession, compiled: dict[str, str]) -> None:
     ddl = _record(4, "DDL", tableName=None, sql={"string": "CREATE DATABASE `shop`"})
-    rows = _decode(spark, _record(1, "BEGIN"), _record(2, "COMMIT"), _record(3, "HEARTBEAT", xid=None), ddl)
-    assert [(r["event_type"], r["disposition"], r["disposition_reason"]) for r in rows] == [
+    rows = _decode(spark, compiled, _record(1, "BEGIN"), _record(2, "COMMIT"), _record(3, "HEARTBEAT", xid=None), ddl)
+    assert [(r["source_operation"], r["disposition"], r["disposition_reason"]) for r in rows] == [
         ("BEGIN", "skipped", "control_event"),
         ("COMMIT", "skipped", "control_event"),
         ("HEARTBEAT", "skipped", "control_event"),
@@ -251,22 +283,23 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
 ]
 
 
-def test_a_bad_value_rejects_its_record_with_a_specific_reason(spark: SparkSession) -> None:
+def test_a_bad_value_rejects_its_record_with_a_specific_reason(spark: SparkSession, compiled: dict[str, str]) -> None:
     good = _insert(1, {"id": ("INTEGER", {"int": 1})})
     bad = [
         _insert(number, {"id": ("INTEGER", {"int": number}), "v": (type_info, value)})
         for number, (type_info, value, _) in enumerate(BAD_VALUES, start=2)
     ]
-    rows = _decode(spark, good, *bad)
+    rows = _decode(spark, compiled, good, *bad)
     assert [(r["disposition"], r["disposition_reason"]) for r in rows] == [("row_change", None)] + [
         ("rejected", reason) for _, _, reason in BAD_VALUES
     ]
 
 
-def test_bad_records_are_rejected_with_a_reason(spark: SparkSession) -> None:
+def test_bad_records_are_rejected_with_a_reason(spark: SparkSession, compiled: dict[str, str]) -> None:
     one = {"id": ("INTEGER", {"int": 1})}
     rows = _decode(
         spark,
+        compiled,
         '{"id": 1, "operation": ',
         "",
         "[1, 2]",
@@ -328,10 +361,10 @@ def _image(v: str) -> list[dict[str, Any]]:
     return [{"type_info": "INTEGER", "value": {"int": 1}}, {"type_info": "STRING", "value": {"string": v}}]
 
 
-def test_a_complete_shard_set_becomes_one_message_at_its_shard_0(spark: SparkSession) -> None:
+def test_a_complete_shard_set_becomes_one_message_at_its_shard_0(spark: SparkSession, compiled: dict[str, str]) -> None:
     shards = _shards(5, _image("before " * 30), _image("after " * 30), 3)
     # Landed out of order, with a redelivered shard.
-    rows = _decode(spark, shards[2], shards[0], shards[1], shards[1])
+    rows = _decode(spark, compiled, shards[2], shards[0], shards[1], shards[1])
     assert [(r["disposition"], r["disposition_reason"]) for r in rows] == [
         ("skipped", "shard_merged"),
         ("row_change", None),
@@ -343,9 +376,9 @@ def test_a_complete_shard_set_becomes_one_message_at_its_shard_0(spark: SparkSes
     assert rows[1]["key_columns"] == ["id"]
 
 
-def test_an_incomplete_shard_set_is_rejected_whole(spark: SparkSession) -> None:
+def test_an_incomplete_shard_set_is_rejected_whole(spark: SparkSession, compiled: dict[str, str]) -> None:
     missing_middle = _shards(6, _image("b"), _image("a"), 3, keep=range(0, 3, 2))
-    rows = _decode(spark, *missing_middle, *_shards(7, _image("b"), _image("a"), 2))
+    rows = _decode(spark, compiled, *missing_middle, *_shards(7, _image("b"), _image("a"), 2))
     assert [(r["message_id"], r["disposition"], r["disposition_reason"]) for r in rows] == [
         ("6", "rejected", "incomplete_shards"),
         ("6", "rejected", "incomplete_shards"),
@@ -354,10 +387,10 @@ def test_an_incomplete_shard_set_is_rejected_whole(spark: SparkSession) -> None:
     ]
 
 
-def test_shard_bytes_that_are_not_an_image_array_are_rejected(spark: SparkSession) -> None:
+def test_shard_bytes_that_are_not_an_image_array_are_rejected(spark: SparkSession, compiled: dict[str, str]) -> None:
     shard = _shards(8, _image("b"), _image("a"), 1)[0]
     shard["afterImageBytes"] = "\u00ff\u00ff\u00ff"
-    (row,) = _decode(spark, shard)
+    (row,) = _decode(spark, compiled, shard)
     assert (row["disposition"], row["disposition_reason"]) == ("rejected", "invalid_shard_bytes")
 
 
@@ -390,9 +423,9 @@ def test_wkb_to_wkt_covers_every_geometry_kind() -> None:
 
 
 def test_json_encoded_records_become_containers_with_their_branches(tmp_path) -> None:
+    from cdc_lakehouse.avro import record_schema
     from cdc_lakehouse.avro.container import container_records
     from cdc_tools.avro_json import write_container
-    from cdc_lakehouse.avro.oms import record_schema
 
     values = {
         "id": ("INTEGER", {"int": 1}),
@@ -417,6 +450,6 @@ def test_json_encoded_records_become_containers_with_their_branches(tmp_path) ->
     }
     line = json.dumps(_insert(1, values))
     path = tmp_path / "one.avro"
-    assert write_container(path, record_schema(), [line]) == 1
-    ((number, payload),) = container_records(path.read_bytes(), record_schema())
+    assert write_container(path, record_schema("oms_avro"), [line]) == 1
+    ((number, payload),) = container_records(path.read_bytes(), record_schema("oms_avro"))
     assert number == 1 and json.loads(payload or "null") == json.loads(line)

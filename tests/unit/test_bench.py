@@ -19,7 +19,7 @@ from cdc_tools.bench.handwritten import canal_row_changes
 from cdc_tools.bench.landing import land, link_segment, repeat_folder, segment_end
 from cdc_tools.bench.proctree import TreeSampler, descendants, parse_stat
 from cdc_tools.bench.run import summary_lines
-from cdc_tools.bench.schemas import inline_template, python_schema, schema_macros
+from cdc_tools.bench.schemas import inline_template, schema_macros
 from cdc_tools.bench.spark import print_result, read_result
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.writer import generate
@@ -102,20 +102,14 @@ def test_repeat_folder_places_each_file_once_per_copy(tmp_path: Path) -> None:
 
 def test_schema_macros_are_the_formats_argumentless_schema_macros() -> None:
     assert schema_macros(REPO, "canal_json") == ["canal_json_message_schema"]
-    assert schema_macros(REPO, "debezium_json") == [
-        "debezium_json_envelope_schema",
-        "debezium_json_payload_schema",
-    ]
+    assert schema_macros(REPO, "debezium_json") == ["debezium_json_message_schema"]
+    assert schema_macros(REPO, "oms_avro") == ["oms_avro_message_schema"]
     assert schema_macros(REPO, "no_such_format") == []
 
 
 def test_inline_template_renders_every_macro_as_json() -> None:
     template = inline_template({"a": ["a_schema"], "b": ["b_one_schema", "b_two_schema"]})
     assert template == '{{ tojson({"a": [a_schema()], "b": [b_one_schema(), b_two_schema()]}) }}'
-
-
-def test_python_schema_is_none_without_a_module() -> None:
-    assert python_schema("no_such_format") is None
 
 
 def test_job_results_round_trip_through_stdout(capsys) -> None:

@@ -16,7 +16,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from cdc_lakehouse.lookups import label_row_changes, literal_map, seed_pairs, with_mysql_types
+from cdc_lakehouse.lookups import label_row_changes, literal_map, seed_pairs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -206,10 +206,10 @@ def test_label_row_changes_names_each_columns_jdbc_type_and_numbers_the_operatio
     labelled = label_row_changes(row_changes, *small_seeds)
 
     assert labelled.columns[:3] == ["change_id", "operation", "column_jdbc_types"]
-    assert sorted(labelled.columns[3:]) == ["canal_event_type", "column_jdbc_type_names"]
+    assert sorted(labelled.columns[3:]) == ["column_jdbc_type_names", "operation_code"]
     names_type = labelled.schema["column_jdbc_type_names"].dataType
     assert (names_type.keyType, names_type.valueType) == (StringType(), StringType())
-    assert labelled.schema["canal_event_type"].dataType == IntegerType()
+    assert labelled.schema["operation_code"].dataType == IntegerType()
 
     assert _labelled(labelled) == {
         "insert": {
@@ -217,7 +217,7 @@ def test_label_row_changes_names_each_columns_jdbc_type_and_numbers_the_operatio
             "operation": "INSERT",
             "column_jdbc_types": {"id": 4, "name": 12},
             "column_jdbc_type_names": {"id": "INTEGER", "name": "VARCHAR"},
-            "canal_event_type": 1,
+            "operation_code": 1,
         },
         "update": {
             "change_id": "update",
@@ -225,7 +225,7 @@ def test_label_row_changes_names_each_columns_jdbc_type_and_numbers_the_operatio
             "column_jdbc_types": {"weight": 7, "odd": 424242},
             # A number the seed does not know names nothing; the column keeps its key.
             "column_jdbc_type_names": {"weight": "REAL", "odd": None},
-            "canal_event_type": 2,
+            "operation_code": 2,
         },
         "delete": {
             "change_id": "delete",
@@ -233,28 +233,28 @@ def test_label_row_changes_names_each_columns_jdbc_type_and_numbers_the_operatio
             # A message without sqlType has no names either: NULL stays NULL, not {}.
             "column_jdbc_types": None,
             "column_jdbc_type_names": None,
-            "canal_event_type": 3,
+            "operation_code": 3,
         },
         "no-types": {
             "change_id": "no-types",
             "operation": "INSERT",
             "column_jdbc_types": {},
             "column_jdbc_type_names": {},
-            "canal_event_type": 1,
+            "operation_code": 1,
         },
         "null-number": {
             "change_id": "null-number",
             "operation": "UPDATE",
             "column_jdbc_types": {"x": None, "price": 3},
             "column_jdbc_type_names": {"x": None, "price": "DECIMAL"},
-            "canal_event_type": 2,
+            "operation_code": 2,
         },
         "other-op": {
             "change_id": "other-op",
             "operation": "UPSERT",
             "column_jdbc_types": {"id": 4},
             "column_jdbc_type_names": {"id": "INTEGER"},
-            "canal_event_type": None,
+            "operation_code": None,
         },
     }
 
@@ -281,7 +281,7 @@ def test_label_row_changes_with_the_real_seeds_gives_the_spec_names_and_numbers(
     labelled = _labelled(label_row_changes(row_changes, jdbc, events))
 
     assert labelled["all-types"]["column_jdbc_type_names"] == {name: name for name in every_type}
-    assert {key: row["canal_event_type"] for key, row in labelled.items()} == {
+    assert {key: row["operation_code"] for key, row in labelled.items()} == {
         "all-types": 2,
         "ins": 1,
         "del": 3,
@@ -302,47 +302,3 @@ def test_label_row_changes_keeps_every_row_and_column_value(
     assert sorted((r.change_id, r.operation, r.column_jdbc_types["c"]) for r in labelled.collect()) == sorted(
         (str(i), ["INSERT", "UPDATE", "DELETE", "NOPE"][i % 4], i % 13) for i in range(200)
     )
-
-
-# --------------------------------------------------------------------- with_mysql_types
-
-
-def test_with_mysql_types_names_dts_type_numbers_only(spark: SparkSession) -> None:
-    seed = _read_seed(spark, "dts_mysql_data_types", "data_type_number int, field_type string, mysql_type_name string")
-    row_changes = spark.createDataFrame(
-        [
-            ("dts", "dts_avro", {"id": "3", "name": "15", "price": "246", "odd": "999", "bad": "x"}),
-            ("dts-none", "dts_avro", None),
-            ("canal", "canal_json", {"id": "int(11)", "n": "3"}),
-        ],
-        "change_id string, source_format string, column_types map<string, string>",
-    )
-    named = {
-        row["change_id"]: row["column_types"]
-        for row in with_mysql_types(row_changes, "dts_avro", seed, "data_type_number", "mysql_type_name").collect()
-    }
-    assert named == {
-        # Unknown numbers and non-numbers keep their text.
-        "dts": {"id": "int", "name": "varchar", "price": "decimal", "odd": "999", "bad": "x"},
-        "dts-none": None,
-        "canal": {"id": "int(11)", "n": "3"},
-    }
-
-
-def test_with_mysql_types_names_an_oms_row_change_s_types_from_the_seed(spark: SparkSession) -> None:
-    rows = spark.createDataFrame(
-        [
-            ("oms", "oms_avro", {"id": "INTEGER", "price": "DECIMAL", "odd": "NOT_A_TYPE"}),
-            ("canal", "canal_json", {"id": "int(11)"}),
-        ],
-        "change_id string, source_format string, column_types map<string, string>",
-    )
-    seed = _read_seed(spark, "oms_data_types", "data_type string, mysql_type string")
-    labelled = {
-        row["change_id"]: row["column_types"]
-        for row in with_mysql_types(rows, "oms_avro", seed, "data_type", "mysql_type").collect()
-    }
-    assert labelled == {
-        "oms": {"id": "int", "price": "decimal", "odd": "NOT_A_TYPE"},
-        "canal": {"id": "int(11)"},
-    }

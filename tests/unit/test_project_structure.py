@@ -1,7 +1,8 @@
-"""The project's shape, checked on the manifest of `dbt parse` (no warehouse needed): names
-follow their layer, staging reads only its own format, marts read no source, every model,
-source, seed, column, macro and macro argument is described, every model tested, and every
-mart has a consumer (an exposure)."""
+"""The project's shape, checked on the manifest of `dbt parse` (no warehouse needed): every format
+of the registry has its parts and nothing else is a format, names follow their layer, staging
+reads only its own format (and seeds), marts read no source, every model, source, seed, column,
+macro and macro argument is described, every model tested, and every mart has a consumer (an
+exposure)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from typing import Any
 
 import jinja2
 import pytest
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.registry import project_formats
 from dbt_common.clients.jinja import get_environment
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,6 +60,28 @@ def _layer(node: dict[str, Any]) -> tuple[str, str | None]:
     return parts[1], parts[2] if parts[1] == "staging" else None
 
 
+def test_every_format_of_the_registry_has_its_parts_and_nothing_else_is_a_format(manifest: dict[str, Any]) -> None:
+    """A format is its registry entry, its staging folder (its source, its staged messages), its
+    macro file, its samples and its generator encoder: each of those names exactly the formats of
+    var('cdc_formats'), and an entry's `ddl` and `containers` match what the format has."""
+    registry = project_formats(REPO)
+    assert len(registry) >= 6
+    folders = {path.name for path in (REPO / "models" / "staging").iterdir() if path.is_dir()}
+    macro_files = {path.stem for path in (REPO / "macros" / "formats").glob("*.sql")}
+    samples = {path.name for path in (REPO / "samples" / "landing").iterdir() if any(path.iterdir())}
+    assert folders == macro_files == samples == set(FORMATS) == set(registry)
+    models = {node["name"] for node in _models(manifest)}
+    sources = {(node["source_name"], node["name"]) for node in manifest["sources"].values()}
+    for name, entry in registry.items():
+        assert f"stg_{name}__messages" in models, name
+        assert ((name, "landed_container_files") in sources) == bool(entry.containers), name
+        assert (f"base_{name}__container_records" in models) == bool(entry.containers), name
+        assert (name, "landed_lines") in sources, name
+        assert FORMATS[name].carries_ddl == entry.ddl, name
+        assert bool(FORMATS[name].avro_schema) == bool(entry.containers), name
+    assert {source for source, _ in sources} == set(registry)
+
+
 def test_model_names_follow_their_layer(manifest: dict[str, Any]) -> None:
     wrong = []
     for node in _models(manifest):
@@ -82,7 +107,7 @@ def test_staging_reads_only_its_own_format_and_marts_read_no_source(manifest: di
                 same_format = (parent["resource_type"] == "source" and parent["source_name"] == format_name) or (
                     parent["resource_type"] == "model" and _layer(parent) == ("staging", format_name)
                 )
-                if not same_format:
+                if not same_format and parent["resource_type"] != "seed":
                     wrong.append((node["name"], parent_id))
             elif layer == "marts" and parent["resource_type"] == "source":
                 wrong.append((node["name"], parent_id))
@@ -132,10 +157,19 @@ def _is_generic_test(macro: dict[str, Any]) -> bool:
     return Path(macro["original_file_path"]).parts[:3] == ("tests", "dbt", "generic")
 
 
+def _described_in(macro: dict[str, Any]) -> Path:
+    """Where a macro is to be described: a format's macros (macros/formats/<format>.sql) in its
+    staging YAML, with the rest of the format; any other in its folder's `_<folder>__macros.yml`."""
+    path = Path(macro["original_file_path"])
+    if path.parent == Path("macros/formats"):
+        return Path("models/staging") / path.stem / f"_{path.stem}__models.yml"
+    return path.parent / f"_{path.parent.name}__macros.yml"
+
+
 def test_every_macro_and_argument_is_described(manifest: dict[str, Any]) -> None:
-    """A macro under macros/<folder>/ is described in that folder's `_<folder>__macros.yml`, with
-    each argument of its signature, in order; a generic test in tests/dbt/generic/ is described
-    there (dbt records no signature for those, so their text names the arguments)."""
+    """A macro is described where `_described_in` says, with each argument of its signature, in
+    order; a generic test in tests/dbt/generic/ is described there (dbt records no signature for
+    those, so their text names the arguments)."""
     macros = _project_macros(manifest)
     assert len(macros) > 50
     wrong = []
@@ -149,8 +183,8 @@ def test_every_macro_and_argument_is_described(manifest: dict[str, Any]) -> None
             if patch_file.parent != folder:
                 wrong.append((macro["name"], f"described in {patch_file}"))
             continue
-        if patch_file != folder / f"_{folder.name}__macros.yml":
-            wrong.append((macro["name"], f"described in {patch_file}, not {folder}/_{folder.name}__macros.yml"))
+        if patch_file != _described_in(macro):
+            wrong.append((macro["name"], f"described in {patch_file}, not {_described_in(macro)}"))
         documented = [argument["name"] for argument in macro["arguments"]]
         if documented != _signature(macro):
             wrong.append((macro["name"], f"arguments {documented} != signature {_signature(macro)}"))

@@ -1,15 +1,12 @@
 """The explicit message schemas the staging models parse payloads with, for the floor job.
 
-A JSON format's schemas are dbt macros in `macros/staging/<format>/` named `<format>_*schema`
-and taking no arguments (`canal_json_message_schema`, `debezium_json_envelope_schema`, ...):
-they are rendered by one `dbt compile --inline`, so the floor parses with exactly the text the
-models use. A format whose schema is Python instead (the Avro formats decode in Python models)
-names it `MESSAGE_SCHEMA` (Spark DDL) in `cdc_lakehouse.avro.<format>`.
+A format's schemas are the argument-less dbt macros of `macros/formats/<format>.sql` named
+`<format>_*schema` (`canal_json_message_schema`, ...): they are rendered by one
+`dbt compile --inline`, so the floor parses with exactly the text the models use.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import subprocess
@@ -21,11 +18,10 @@ _MACRO = re.compile(r"{%-?\s*macro\s+(\w+)\s*\(\s*\)")
 
 def schema_macros(project_dir: Path, format_name: str) -> list[str]:
     """The format's argument-less `<format>_*schema` macros, sorted by name."""
-    folder = project_dir / "macros" / "staging" / format_name
+    path = project_dir / "macros" / "formats" / f"{format_name}.sql"
     names = {
         name
-        for path in folder.glob("*.sql")
-        for name in _MACRO.findall(path.read_text())
+        for name in (_MACRO.findall(path.read_text()) if path.exists() else [])
         if name.startswith(f"{format_name}_") and name.endswith("schema")
     }
     return sorted(names)
@@ -37,16 +33,6 @@ def inline_template(macros: Mapping[str, list[str]]) -> str:
         f"{json.dumps(name)}: [" + ", ".join(f"{macro}()" for macro in names) + "]" for name, names in macros.items()
     )
     return "{{ tojson({" + entries + "}) }}"
-
-
-def python_schema(format_name: str) -> str | None:
-    """`MESSAGE_SCHEMA` of `cdc_lakehouse.avro.<format>`, when that module exists."""
-    try:
-        module = importlib.import_module(f"cdc_lakehouse.avro.{format_name}")
-    except ImportError:
-        return None
-    schema = getattr(module, "MESSAGE_SCHEMA", None)
-    return schema if isinstance(schema, str) else None
 
 
 def render_schemas(
@@ -79,10 +65,4 @@ def render_schemas(
         if done.returncode != 0:
             raise RuntimeError(f"rendering the schema macros failed:\n{done.stdout}\n{done.stderr}")
         rendered = json.loads(done.stdout.strip().splitlines()[-1])
-    result = {}
-    for name in formats:
-        schemas = rendered.get(name) or []
-        if not schemas and (schema := python_schema(name)) is not None:
-            schemas = [schema]
-        result[name] = schemas
-    return result
+    return {name: rendered.get(name) or [] for name in formats}

@@ -1,28 +1,24 @@
-"""One encoder per wire format: a module with `NAME`, `CARRIES_DDL` and
-`encode(statement) -> list[str]` (the landed lines the statement becomes, in order).
+"""One encoder per wire format, a module of this package named after the format: `NAME`,
+`CARRIES_DDL`, `encode(statement) -> list[str]` (the landed lines the statement becomes, in
+order) and `RULES` (its messages' `mutation_rules.FormatRules`, for the hostile-input test).
 
-A format that lands binary records (the Avro formats: oms_avro, dts_avro) adds a module with
-the same three names whose lines are the records' text form (Avro's JSON encoding), plus
-`AVRO_SCHEMA` (its record schema as JSON) with which the writer can land the same records as
-binary container files; it is registered in `FORMATS` like the others.
+A format that lands binary records (the Avro formats: oms_avro, dts_avro) gives its records'
+text form (Avro's JSON encoding) as lines, plus `AVRO_SCHEMA` (its record schema as JSON) with
+which the writer can land the same records as binary container files. `FORMATS` holds every
+module of the package, so a new format's module is all the generator needs.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from cdc_tools.generator.formats import (
-    canal_json,
-    cloudcanal_json,
-    debezium_json,
-    dts_avro,
-    kafka_river_json,
-    oms_avro,
-)
 from cdc_tools.generator.model import Statement
+from cdc_tools.generator.mutation_rules import FormatRules
 
 
 @dataclass(frozen=True)
@@ -34,6 +30,7 @@ class Encoder:
     name: str
     carries_ddl: bool
     encode: Callable[[Statement], list[str]]
+    rules: FormatRules
     avro_schema: dict[str, Any] | None = None
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
@@ -44,6 +41,7 @@ class Encoder:
             module.NAME,
             module.CARRIES_DDL,
             module.encode,
+            module.RULES,
             getattr(module, "AVRO_SCHEMA", None),
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
@@ -66,6 +64,7 @@ class Encoder:
 
 
 FORMATS: dict[str, Encoder] = {
-    encoder.name: encoder
-    for encoder in map(Encoder.of, (canal_json, cloudcanal_json, debezium_json, kafka_river_json, dts_avro, oms_avro))
+    module.name: Encoder.of(importlib.import_module(f"{__name__}.{module.name}"))
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda module: module.name)
+    if not module.name.startswith("_")
 }

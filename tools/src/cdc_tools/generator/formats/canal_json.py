@@ -18,6 +18,16 @@ from typing import Any
 
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Statement, Table
+from cdc_tools.generator.mutation_rules import (
+    CANAL_DDL,
+    CANAL_ROW,
+    FormatRules,
+    JSON_MUTATIONS,
+    add_to_images,
+    canal_missing,
+    get,
+    rejected,
+)
 
 NAME = "canal_json"
 CARRIES_DDL = True
@@ -92,3 +102,37 @@ def encode(statement: Statement) -> list[str]:
         return [dumps(messages)] if shape == 0 else [dumps(message) for message in messages]
     message = _message(statement, table, range(count))
     return [dumps([message] if shape == 2 else message)]
+
+
+# ------------------------------------------------------------------- hostile-input rules
+
+
+RULES = FormatRules(
+    name="canal_json",
+    operation=("type",),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT"}),
+    fields={
+        ("id",): frozenset({"integer"}),
+        ("database",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("pkNames",): frozenset({"array"}),
+        ("isDdl",): frozenset({"boolean"}),
+        ("type",): frozenset({"string"}),
+        ("es",): frozenset({"integer"}),
+        ("ts",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}),
+        ("sqlType",): frozenset({"object"}),
+        ("mysqlType",): frozenset({"object"}),
+        ("data",): frozenset({"array"}),
+        ("old",): frozenset({"array"}),
+        ("tableChanges",): frozenset({"object"}),
+    },
+    kind=lambda m: "row_change" if m.get("type") in CANAL_ROW else "schema_change",
+    missing_reason=canal_missing("type", "old", ("database",)),
+    database=("database",),
+    table=("table",),
+    add_column=add_to_images("data", "old"),
+    blank_line=rejected("empty_line", None),
+    batches=True,
+    mutations=JSON_MUTATIONS,
+)

@@ -19,6 +19,16 @@ from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.formats._table_changes import CHANGE_TYPES, table_description
 from cdc_tools.generator.formats.canal_json import DDL_TYPES
 from cdc_tools.generator.model import Statement
+from cdc_tools.generator.mutation_rules import (
+    CANAL_DDL,
+    CANAL_ROW,
+    FormatRules,
+    JSON_MUTATIONS,
+    add_to_images,
+    canal_missing,
+    get,
+    rejected,
+)
 
 NAME = "cloudcanal_json"
 CARRIES_DDL = True
@@ -81,3 +91,39 @@ def encode(statement: Statement) -> list[str]:
             }
         )
     ]
+
+
+# ------------------------------------------------------------------- hostile-input rules
+
+
+RULES = FormatRules(
+    name="cloudcanal_json",
+    operation=("action",),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "DROP"}),
+    fields={
+        ("action",): frozenset({"string"}),
+        ("bid",): frozenset({"integer"}),
+        ("before",): frozenset({"array"}),
+        ("data",): frozenset({"array"}),
+        ("db",): frozenset({"string"}),
+        ("schema",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("dbValType",): frozenset({"object"}),
+        ("jdbcType",): frozenset({"object"}),
+        ("entryType",): frozenset({"string"}),
+        ("isDdl",): frozenset({"boolean"}),
+        ("pks",): frozenset({"array"}),
+        ("execTs",): frozenset({"integer"}),
+        ("sendTs",): frozenset({"integer"}),
+        ("sql",): frozenset({"string"}),
+        ("tableChanges",): frozenset({"object"}),
+    },
+    kind=lambda m: "row_change" if m.get("action") in CANAL_ROW else "schema_change",
+    missing_reason=canal_missing("action", "before", ("db", "schema")),
+    database=("db",),
+    table=("table",),
+    add_column=add_to_images("data", "before"),
+    blank_line=rejected("empty_line", None),
+    batches=True,
+    mutations=JSON_MUTATIONS,
+)

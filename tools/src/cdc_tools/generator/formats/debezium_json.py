@@ -33,6 +33,7 @@ from typing import Any
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.formats._table_changes import CHANGE_TYPES
 from cdc_tools.generator.model import Column, Row, Statement, Table
+from cdc_tools.generator.mutation_rules import FormatRules, JSON_MUTATIONS, Message, Path, get
 
 NAME = "debezium_json"
 CARRIES_DDL = True
@@ -309,3 +310,70 @@ def encode(statement: Statement) -> list[str]:
         )
         for row, row_change in enumerate(statement.changes)
     ]
+
+
+# ------------------------------------------------------------------- hostile-input rules
+
+
+def _debezium_root(message: Message) -> Message:
+    return message["payload"] if isinstance(message.get("payload"), dict) else message
+
+
+def _debezium_missing(message: Message, path: Path) -> str | None:
+    payload = _debezium_root(message)
+    op = payload.get("op")
+    if op is None:  # a schema change event
+        if path in (("source",), ("source", "db")) and not payload.get("databaseName"):
+            return "missing_database"
+        if path == ("databaseName",) and not get(payload, ("source", "db")):
+            return "missing_database"
+        return "missing_sql" if path == ("ddl",) else None
+    if path == ("op",):
+        return "missing_event_type"
+    if path in (("source",), ("source", "db")):
+        return "missing_database"
+    if path == ("source", "table"):
+        return "missing_table"
+    if path == ("after",) and op != "d":
+        return "missing_row_image"
+    if path == ("before",):
+        return {"d": "missing_row_image", "u": "missing_old_image"}.get(op)
+    return None
+
+
+def _debezium_add_column(message: Message, column: str, value: Any) -> None:
+    payload = _debezium_root(message)
+    for name in ("before", "after"):
+        if isinstance(payload.get(name), dict):
+            payload[name][column] = value
+
+
+RULES = FormatRules(
+    name="debezium_json",
+    operation=("op",),
+    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a"}),
+    fields={
+        ("op",): frozenset({"string"}),
+        ("ts_ms",): frozenset({"integer"}),
+        ("before",): frozenset({"object"}),
+        ("after",): frozenset({"object"}),
+        ("source",): frozenset({"object"}),
+        ("source", "db"): frozenset({"string"}),
+        ("source", "table"): frozenset({"string"}),
+        ("source", "file"): frozenset({"string"}),
+        ("source", "pos"): frozenset({"integer"}),
+        ("source", "ts_ms"): frozenset({"integer"}),
+        ("databaseName",): frozenset({"string"}),
+        ("ddl",): frozenset({"string"}),
+        ("tableChanges",): frozenset({"array", "object"}),
+    },
+    kind=lambda m: "schema_change" if _debezium_root(m).get("op") is None else "row_change",
+    missing_reason=_debezium_missing,
+    database=("source", "db"),
+    table=("source", "table"),
+    add_column=_debezium_add_column,
+    blank_line={0: frozenset({("skipped", "tombstone")})},
+    batches=False,
+    mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
+    root=_debezium_root,
+)

@@ -25,6 +25,18 @@ from typing import Any
 from cdc_lakehouse.avro import record_schema
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Column, Row, Statement, Table, TypeKind
+from cdc_tools.generator.mutation_rules import (
+    AVRO_MUTATIONS,
+    FormatRules,
+    Message,
+    Path,
+    add_to_avro_images,
+    enum_symbols,
+    get,
+    image_value_unions,
+    rejected,
+    union_fields,
+)
 
 NAME = "dts_avro"
 CARRIES_DDL = True
@@ -135,3 +147,66 @@ def encode(statement: Statement) -> list[str]:
         )
         for row, row_change in enumerate(statement.changes)
     ]
+
+
+# ------------------------------------------------------------------- hostile-input rules
+
+
+def _dts_missing(message: Message, path: Path) -> str | None:
+    operation = message.get("operation")
+    if path == ("operation",):
+        return "missing_event_type"
+    if path == ("objectName",):
+        return "missing_database"
+    if operation == "DDL":
+        return "missing_sql" if path == ("afterImages",) else None
+    return {
+        ("fields",): "missing_columns",
+        ("afterImages",): None if operation == "DELETE" else "missing_row_image",
+        ("beforeImages",): {"DELETE": "missing_row_image", "UPDATE": "missing_old_image"}.get(operation),
+    }.get(path)
+
+
+def _dts_unions(message: Message) -> list[tuple[Path, str]]:
+    record = [((name,), "unknown_union_branch") for name in union_fields(AVRO_SCHEMA) if message.get(name) is not None]
+    return record + image_value_unions(("beforeImages", "afterImages"), (), "unknown_value_type")(message)
+
+
+RULES = FormatRules(
+    name="dts_avro",
+    operation=("operation",),
+    operation_codes=frozenset(enum_symbols(AVRO_SCHEMA, "operation")),
+    fields={
+        ("version",): frozenset({"integer"}),
+        ("id",): frozenset({"integer"}),
+        ("sourceTimestamp",): frozenset({"integer"}),
+        ("source",): frozenset({"object"}),
+        ("objectName",): frozenset({"object"}),
+        ("processTimestamps",): frozenset({"object"}),
+        ("tags",): frozenset({"object"}),
+        ("fields",): frozenset({"object"}),
+        ("beforeImages",): frozenset({"object"}),
+        ("afterImages",): frozenset({"object"}),
+        ("operation",): frozenset({"string"}),
+        ("sourcePosition",): frozenset({"string"}),
+        ("safeSourcePosition",): frozenset({"string"}),
+        ("sourceTxid",): frozenset({"string"}),
+    },
+    kind=lambda m: "schema_change" if m.get("operation") == "DDL" else "row_change",
+    missing_reason=_dts_missing,
+    database=("objectName", "string"),
+    table=("objectName", "string"),
+    # A Character value: Avro bytes in the JSON encoding, one code point per UTF-8 byte.
+    add_column=add_to_avro_images(
+        lambda v: {NAMESPACE + "Character": {"charset": "utf8mb4", "value": v.encode().decode("latin-1")}}, 15
+    ),
+    blank_line=rejected("empty_line", None),
+    batches=False,
+    mutations=AVRO_MUTATIONS,
+    column_name_key="name",
+    object_name=("objectName", "string"),
+    unions=_dts_unions,
+    # U+FFFD is not a byte of a Character's bytes.
+    invalid_utf8=rejected("invalid_value"),
+    avro_schema=AVRO_SCHEMA,
+)

@@ -15,6 +15,7 @@ from typing import Any
 
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Statement, Table
+from cdc_tools.generator.mutation_rules import FormatRules, JSON_MUTATIONS, Message, Path, get, rejected
 
 NAME = "kafka_river_json"
 CARRIES_DDL = False
@@ -65,3 +66,48 @@ def encode(statement: Statement) -> list[str]:
         )
         for row, change in enumerate(statement.changes)
     ]
+
+
+# ------------------------------------------------------------------- hostile-input rules
+
+
+def _kafka_river_missing(message: Message, path: Path) -> str | None:
+    return {
+        ("event",): "missing_event_type",
+        ("db",): "missing_database",
+        ("table",): "missing_table",
+        ("columns",): "missing_row_image",
+    }.get(path)
+
+
+def _kafka_river_add_column(message: Message, column: str, value: Any) -> None:
+    entry: dict[str, Any] = {"n": column, "t": "varchar(255)", "v": value, "null": False}
+    if message.get("event") == "u":
+        entry["updated"] = False
+    message["columns"].append(entry)
+
+
+RULES = FormatRules(
+    name="kafka_river_json",
+    operation=("event",),
+    operation_codes=frozenset({"i", "u", "d"}),
+    fields={
+        ("binlog",): frozenset({"string"}),
+        ("time",): frozenset({"integer"}),
+        ("canalTime",): frozenset({"integer"}),
+        ("db",): frozenset({"string"}),
+        ("table",): frozenset({"string"}),
+        ("event",): frozenset({"string"}),
+        ("columns",): frozenset({"array"}),
+        ("keys",): frozenset({"array"}),
+    },
+    kind=lambda m: "row_change",
+    missing_reason=_kafka_river_missing,
+    database=("db",),
+    table=("table",),
+    add_column=_kafka_river_add_column,
+    blank_line=rejected("empty_line", None),
+    batches=False,
+    mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
+    column_name_key="n",
+)

@@ -28,6 +28,18 @@ from cdc_lakehouse.avro import record_schema
 from cdc_lakehouse.avro.oms import image_holder_schema
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Column, Statement, Table, Value
+from cdc_tools.generator.mutation_rules import (
+    AVRO_MUTATIONS,
+    FormatRules,
+    Message,
+    Path,
+    add_to_avro_images,
+    enum_symbols,
+    get,
+    image_value_unions,
+    rejected,
+    union_fields,
+)
 
 NAME = "oms_avro"
 CARRIES_DDL = True
@@ -225,3 +237,65 @@ def encode(statement: Statement) -> list[str]:
     if framed:
         lines.append(dumps(_record(statement, base_id + 999, "COMMIT")))
     return lines
+
+
+# ------------------------------------------------------------------- hostile-input rules
+
+
+OMS_OPERATION = ("operation", "com.oceanbase.oms.avro.Operation")
+
+
+def _oms_missing(message: Message, path: Path) -> str | None:
+    operation = get(message, OMS_OPERATION)
+    name = path[0]
+    if name == "operation":
+        return "missing_event_type"
+    if name == "schemaName":
+        return "missing_database"
+    if operation == "DDL":
+        return "missing_sql" if name == "sql" else None
+    return {
+        "tableName": "missing_table",
+        "fields": "missing_fields",
+        "afterImages": None if operation == "DELETE" else "missing_row_image",
+        "beforeImages": {"DELETE": "missing_row_image", "UPDATE": "missing_old_image"}.get(operation),
+    }.get(name)
+
+
+def _oms_unions(message: Message) -> list[tuple[Path, str]]:
+    record = [((name,), "unknown_union_branch") for name in union_fields(AVRO_SCHEMA) if message.get(name) is not None]
+    return record + image_value_unions(("beforeImages", "afterImages"), ("value",), "unknown_value_branch")(message)
+
+
+RULES = FormatRules(
+    name="oms_avro",
+    operation=OMS_OPERATION,
+    operation_codes=frozenset(enum_symbols(AVRO_SCHEMA, "operation")),
+    fields={
+        ("id",): frozenset({"integer"}),
+        ("total",): frozenset({"integer"}),
+        ("index",): frozenset({"integer"}),
+        **{(name,): frozenset({"object"}) for name in union_fields(AVRO_SCHEMA)},
+    },
+    kind=lambda m: "schema_change" if get(m, OMS_OPERATION) == "DDL" else "row_change",
+    missing_reason=_oms_missing,
+    database=("schemaName", "string"),
+    table=("tableName", "string"),
+    add_column=add_to_avro_images(
+        lambda v: {
+            "type_info": "STRING",
+            "value": {
+                "com.oceanbase.oms.avro.StringObject": {"charsetName": "utf8mb4", "value": v},
+            },
+        },
+        15,
+    ),
+    blank_line=rejected("empty_line", None),
+    batches=False,
+    mutations=AVRO_MUTATIONS,
+    # Control records carry no row; shard records stay in their (intact) sets.
+    mutable=lambda m: get(m, OMS_OPERATION) not in ("BEGIN", "COMMIT", "HEARTBEAT") and (m.get("total") or 0) < 1,
+    column_name_key="name",
+    unions=_oms_unions,
+    avro_schema=AVRO_SCHEMA,
+)

@@ -1,0 +1,28 @@
+"""The formats the dbt project reads, as its registry declares them once: var `cdc_formats` in
+dbt_project.yml. The landing tables, the stacked staging, reconciliation and these tools' tests
+follow it; each format has a staging folder, a macro file, samples and a generator encoder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+
+@dataclass(frozen=True)
+class Format:
+    """A registry entry: `ddl`, the format carries schema changes; `lines`, the glob of the files
+    holding its messages a line each (all files when None); `containers`, the glob of its binary
+    Avro object container files (None for a text-only format)."""
+
+    name: str
+    ddl: bool
+    lines: str | None = None
+    containers: str | None = None
+
+
+def project_formats(project_dir: Path) -> dict[str, Format]:
+    """The registry of the dbt project in `project_dir`, in its order."""
+    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text())
+    return {name: Format(name, **entry) for name, entry in project["vars"]["cdc_formats"].items()}
