@@ -18,15 +18,11 @@ def seed_pairs(seed: DataFrame, key: str, value: str) -> list[tuple[Any, Any]]:
     return [(row[key], row[value]) for row in seed.select(key, value).orderBy(key).collect()]
 
 
-def label_row_changes(
-    row_changes: DataFrame, jdbc_types: DataFrame, canal_event_types: DataFrame
-) -> DataFrame:
+def label_row_changes(row_changes: DataFrame, jdbc_types: DataFrame, canal_event_types: DataFrame) -> DataFrame:
     """Adds `column_jdbc_type_names` (jdbc type number -> name per column) and `operation_code`
     (the operation as canal's EventType number, which every format's operation has)."""
     jdbc_type_names = literal_map(seed_pairs(jdbc_types, "jdbc_type_number", "jdbc_type_name"))
-    event_type_numbers = literal_map(
-        seed_pairs(canal_event_types, "event_type", "event_type_number")
-    )
+    event_type_numbers = literal_map(seed_pairs(canal_event_types, "event_type", "event_type_number"))
     return row_changes.withColumns(
         {
             "column_jdbc_type_names": F.transform_values(

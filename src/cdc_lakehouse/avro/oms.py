@@ -189,9 +189,11 @@ def binary_values(records: DataFrame) -> DataFrame:
     """One row per record of base_oms_avro__records (file_path, line_number): its shard set's
     images in Avro's JSON encoding where it is a set's shard 0 (`UNDECODABLE` where the bytes do
     not decode), and the WKT of its geometries. Python runs only for records that hold either."""
-    needs_python = F.col("before_image_bytes").isNotNull() | F.col("after_image_bytes").isNotNull() | F.col(
-        "payload"
-    ).contains("GeometryValue")
+    needs_python = (
+        F.col("before_image_bytes").isNotNull()
+        | F.col("after_image_bytes").isNotNull()
+        | F.col("payload").contains("GeometryValue")
+    )
     decoded = (
         records.where(needs_python)
         .select(
