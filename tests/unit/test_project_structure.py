@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -80,6 +81,14 @@ def test_every_format_of_the_registry_has_its_parts_and_nothing_else_is_a_format
         assert FORMATS[name].carries_ddl == entry.ddl, name
         assert bool(FORMATS[name].avro_schema) == bool(entry.containers), name
     assert {source for source, _ in sources} == set(registry)
+
+
+@pytest.mark.parametrize(("document", "section"), [("README.md", "## Formats"), ("docs/formats.md", "## What each")])
+def test_the_formats_tables_of_the_docs_list_the_registry(document: str, section: str) -> None:
+    """The docs' formats tables have one row per format of the registry (the first cell, its folder)."""
+    text = (REPO / document).read_text().split(section, 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z0-9_]+)` \|", text, re.MULTILINE)
+    assert rows == list(project_formats(REPO))
 
 
 def test_model_names_follow_their_layer(manifest: dict[str, Any]) -> None:

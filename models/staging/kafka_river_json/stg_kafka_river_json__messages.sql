@@ -29,10 +29,10 @@ spelled as (
         cast(null as string) as message_id,
         cast(null as string) as transaction_id,
         message.keys as key_columns,
-        if({{ array_size('message.columns') }} = 0, array(), array(named_struct(
+        array(named_struct(
             'before_image', case message.event when 'd' then row_image when 'u' then old_image end,
             'after_image', if(message.event in ('i', 'u'), row_image, null)
-        ))) as row_images,
+        )) as row_images,
         true as before_images_are_partial,
         {{ kafka_river_json_column_map('message.columns', 'row_column.t') }} as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
