@@ -52,7 +52,7 @@ demo: setup
 	$(BIN)/dbt docs generate
 
 # Everything CI runs: the fast checks, the builds, then the second run, on Spark 3.5 (20 min on a
-# loaded 2-core machine, README "Spark version").
+# loaded 2-core machine, docs/spark-versions.md).
 test: test-fast test-integration test-spark35
 
 # The checks without a build of the data: a few minutes.
@@ -111,7 +111,7 @@ docs: setup
 	$(BIN)/dbt docs generate
 	$(BIN)/dbt docs serve --no-browser --host 127.0.0.1 --port $(DOCS_PORT)
 
-# The benchmark (README "Performance"): N landed messages across formats; writes target/bench.json.
+# The benchmark (docs/performance.md): N landed messages across formats; writes target/bench.json.
 N ?= 1000000
 bench: setup
 	$(BIN)/python -m cdc_tools.bench --messages $(N)

@@ -7,7 +7,7 @@ import json, struct
 from pathlib import Path
 from cdc_tools.avro_json import write_container
 from cdc_lakehouse.avro import record_schema
-from cdc_tools.generator.formats.oms_avro import image_bytes
+from cdc_tools.generator.formats.oms_avro import UNSET_FIELDS, image_bytes
 
 NS = "com.oceanbase.oms.avro."
 
@@ -26,19 +26,7 @@ def rec(id_, op, **kw):
         "position": {"string": "1700000000:7"},
         "timestamp": {"long": 1700000000},
         "source": {NS + "Source": {"sourceType": "OB_MYSQL", "version": "4.2.1"}},
-        "schemaName": None,
-        "tableName": None,
-        "fields": None,
-        "pkIndexes": None,
-        "ukIndexes": None,
-        "beforeImages": None,
-        "afterImages": None,
-        "sql": None,
-        "tags": None,
-        "total": -1,
-        "index": -1,
-        "beforeImageBytes": "",
-        "afterImageBytes": "",
+        **UNSET_FIELDS,
     }
     r.update(kw)
     return r

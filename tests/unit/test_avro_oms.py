@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 from support.compiled_models import LANDING, run_compiled, seed, staged
 
 from cdc_lakehouse.avro.oms import binary_values, images_json, wkb_to_wkt
-from cdc_tools.generator.formats.oms_avro import image_bytes
+from cdc_tools.generator.formats.oms_avro import UNSET_FIELDS, image_bytes
 
 NS = "com.oceanbase.oms.avro."
 LANDED_AT = datetime(2024, 1, 1)
@@ -32,19 +32,9 @@ def _record(record_id: int, operation: str | None, **fields: Any) -> dict[str, A
         "position": {"string": "mysql-bin.000001:4"},
         "timestamp": {"long": 1700000000},
         "source": {NS + "Source": {"sourceType": "OB_MYSQL", "version": "4.2.1"}},
+        **UNSET_FIELDS,
         "schemaName": {"string": "shop"},
         "tableName": {"string": "t"},
-        "fields": None,
-        "pkIndexes": None,
-        "ukIndexes": None,
-        "beforeImages": None,
-        "afterImages": None,
-        "sql": None,
-        "tags": None,
-        "total": -1,
-        "index": -1,
-        "beforeImageBytes": "",
-        "afterImageBytes": "",
     }
     record.update(fields)
     return record

@@ -113,6 +113,24 @@ def _image(table: Table, row: dict[str, Value] | None) -> list[dict[str, Any]] |
     ]
 
 
+# A record's fields after `source` at their defaults: no table, images, SQL or shards.
+UNSET_FIELDS: dict[str, Any] = {
+    "schemaName": None,
+    "tableName": None,
+    "fields": None,
+    "pkIndexes": None,
+    "ukIndexes": None,
+    "beforeImages": None,
+    "afterImages": None,
+    "sql": None,
+    "tags": None,
+    "total": -1,
+    "index": -1,
+    "beforeImageBytes": "",
+    "afterImageBytes": "",
+}
+
+
 def _record(statement: Statement, record_id: int, operation: str, **fields: Any) -> dict[str, Any]:
     """A record with every field in schema order; `fields` are already union-wrapped."""
     return {
@@ -124,19 +142,7 @@ def _record(statement: Statement, record_id: int, operation: str, **fields: Any)
         "position": {"string": f"{statement.position.file}:{statement.position.offset}"},
         "timestamp": {"long": statement.event_ms // 1000},
         "source": {_named("Source"): {"sourceType": "OB_MYSQL", "version": "4.2.1"}},
-        "schemaName": None,
-        "tableName": None,
-        "fields": None,
-        "pkIndexes": None,
-        "ukIndexes": None,
-        "beforeImages": None,
-        "afterImages": None,
-        "sql": None,
-        "tags": None,
-        "total": -1,
-        "index": -1,
-        "beforeImageBytes": "",
-        "afterImageBytes": "",
+        **UNSET_FIELDS,
         **fields,
     }
 
