@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,8 @@ from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
 from cdc_tools.registry import project_formats
 
-from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, REPO, Build, ThriftServer, file_name, profiles_dir
+from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, REPO, Build, ThriftServer, file_name, profiles_dir
 
 # Every format the project reads; those with binary container files land in both encodings.
 REGISTRY = project_formats(REPO)
@@ -118,18 +118,9 @@ def format_name(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-def _at(epoch_ms: int | None) -> datetime | None:
-    """Expected facts give epoch ms, or null where the format carries no such time."""
-    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
-
-
 def _expected(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
     path = landing / EXPECTED_FOLDER / format_name / f"{kind}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def _freeze(image: dict | None) -> tuple | None:
-    return None if image is None else tuple(sorted(image.items()))
 
 
 def _compare(expected: list[tuple], actual: list[tuple]) -> list[str]:
@@ -168,49 +159,15 @@ def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
 
 
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:
-    expected = [
-        (
-            r["operation"],
-            r["database"],
-            r["table"],
-            r["primary_key"],
-            _freeze(r["before_image"]),
-            _freeze(r["after_image"]),
-            tuple(r["changed_columns"]),
-            _at(r["event_at_ms"]),
-            _at(r["emitted_at_ms"]),
-        )
-        for r in _expected(landing, format_name, "row_changes")
-    ]
-    actual = [
-        (
-            r["operation"],
-            r["database_name"],
-            r["table_name"],
-            r["primary_key"],
-            _freeze(r["before_image"]),
-            _freeze(r["after_image"]),
-            tuple(sorted(r["changed_columns"])),
-            r["event_at"],
-            r["emitted_at"],
-        )
-        for r in build.marts()["fct_row_changes"]
-        if r["source_format"] == format_name
-    ]
+    expected = [expected_row_change(r) for r in _expected(landing, format_name, "row_changes")]
+    actual = [fact_row_change(r) for r in build.marts()["fct_row_changes"] if r["source_format"] == format_name]
     assert len(expected) > 500
     assert _compare(expected, actual) == []
 
 
 def test_schema_changes_equal_the_expected_schema_changes(build: Build, landing: Path, format_name: str) -> None:
-    expected = [
-        (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
-        for r in _expected(landing, format_name, "schema_changes")
-    ]
-    actual = [
-        (r["database_name"], r["table_name"], r["ddl_kind"], r["sql_text"], r["event_at"], r["emitted_at"])
-        for r in build.marts()["fct_schema_changes"]
-        if r["source_format"] == format_name
-    ]
+    expected = [expected_schema_change(r) for r in _expected(landing, format_name, "schema_changes")]
+    actual = [fact_schema_change(r) for r in build.marts()["fct_schema_changes"] if r["source_format"] == format_name]
     if REGISTRY[format_name].ddl:
         assert {row[2] for row in expected} == {
             "CREATE",

@@ -28,7 +28,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,8 @@ from cdc_tools.generator.expected import expected_row_changes, expected_schema_c
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.stream import logical_stream
 
-from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, Build, file_name, profiles_dir
+from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
+from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
 from support.hostile_inputs import (
     CONTAINER_MUTATIONS,
     FORMAT_RULES,
@@ -283,14 +284,6 @@ def test_every_rejection_is_in_fct_rejected_messages_with_its_reason_and_payload
             assert row["payload"] == data.decode("utf-8", errors="replace") or not is_utf8(data), key
 
 
-def _freeze(image: dict | None) -> tuple | None:
-    return None if image is None else tuple(sorted(image.items()))
-
-
-def _at(epoch_ms: int | None) -> datetime | None:
-    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
-
-
 def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(landing: Landing, results: dict) -> None:
     """Valid lines, and valid messages inside mixed batches, give the generator's facts."""
     seq_of: dict[tuple, int] = {}
@@ -310,25 +303,11 @@ def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(lan
         actual_rows: dict[int, list] = defaultdict(list)
         for r in results["fct_row_changes"]:
             if r["source_format"] == name and seq(r) is not None:
-                actual_rows[seq(r)].append(
-                    (
-                        r["operation"],
-                        r["database_name"],
-                        r["table_name"],
-                        r["primary_key"],
-                        _freeze(r["before_image"]),
-                        _freeze(r["after_image"]),
-                        tuple(sorted(r["changed_columns"])),
-                        r["event_at"],
-                        r["emitted_at"],
-                    )
-                )
+                actual_rows[seq(r)].append(fact_row_change(r))
         actual_schema: dict[int, list] = defaultdict(list)
         for r in results["fct_schema_changes"]:
             if r["source_format"] == name and seq(r) is not None:
-                actual_schema[seq(r)].append(
-                    (r["database_name"], r["table_name"], r["ddl_kind"], r["sql_text"], r["event_at"], r["emitted_at"])
-                )
+                actual_schema[seq(r)].append(fact_schema_change(r))
         landed = {line.seq for line in landing.lines.values() if line.source_format == name and line.seq is not None}
         landed |= {
             s
@@ -340,29 +319,13 @@ def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(lan
         encoder = FORMATS[name]  # its times as the format can carry them
         for statement in sorted(landed):
             want_rows = sorted(
-                (
-                    (
-                        r["operation"],
-                        r["database"],
-                        r["table"],
-                        r["primary_key"],
-                        _freeze(r["before_image"]),
-                        _freeze(r["after_image"]),
-                        tuple(r["changed_columns"]),
-                        _at(r["event_at_ms"]),
-                        _at(r["emitted_at_ms"]),
-                    )
-                    for r in map(encoder.expected, landing.row_changes[statement])
-                ),
+                (expected_row_change(r) for r in map(encoder.expected, landing.row_changes[statement])),
                 key=repr,
             )
             if sorted(actual_rows[statement], key=repr) != want_rows:
                 problems.append(f"{name} statement {statement}: rows {actual_rows[statement]} != {want_rows}")
             want_schema = (
-                [
-                    (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
-                    for r in map(encoder.expected, landing.schema_changes[statement])
-                ]
+                [expected_schema_change(r) for r in map(encoder.expected, landing.schema_changes[statement])]
                 if encoder.carries_ddl
                 else []
             )

@@ -1,0 +1,58 @@
+"""The facts the generator expects and the facts a build gave, as comparable tuples: a row change
+or a schema change spelled the same way from either side (images as sorted items, times as UTC
+datetimes from the expected epoch milliseconds, NULL where a format carries no such time)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from support.dbt_harness import EPOCH
+
+
+def _freeze(image: dict | None) -> tuple | None:
+    return None if image is None else tuple(sorted(image.items()))
+
+
+def _at(epoch_ms: int | None) -> datetime | None:
+    return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
+
+
+def expected_row_change(r: dict[str, Any]) -> tuple:
+    """A row change of the generator's expected facts."""
+    return (
+        r["operation"],
+        r["database"],
+        r["table"],
+        r["primary_key"],
+        _freeze(r["before_image"]),
+        _freeze(r["after_image"]),
+        tuple(r["changed_columns"]),
+        _at(r["event_at_ms"]),
+        _at(r["emitted_at_ms"]),
+    )
+
+
+def fact_row_change(r: dict[str, Any]) -> tuple:
+    """A row of fct_row_changes."""
+    return (
+        r["operation"],
+        r["database_name"],
+        r["table_name"],
+        r["primary_key"],
+        _freeze(r["before_image"]),
+        _freeze(r["after_image"]),
+        tuple(sorted(r["changed_columns"])),
+        r["event_at"],
+        r["emitted_at"],
+    )
+
+
+def expected_schema_change(r: dict[str, Any]) -> tuple:
+    """A schema change of the generator's expected facts."""
+    return (r["database"], r["table"], r["ddl_kind"], r["sql"], _at(r["event_at_ms"]), _at(r["emitted_at_ms"]))
+
+
+def fact_schema_change(r: dict[str, Any]) -> tuple:
+    """A row of fct_schema_changes."""
+    return (r["database_name"], r["table_name"], r["ddl_kind"], r["sql_text"], r["event_at"], r["emitted_at"])
