@@ -32,7 +32,7 @@
 {#- A table reading the folder's files whole (`glob`: which ones), and the landing view over it:
     one row per line of text files, or per file for binary ones. -#}
 {% macro create_landing_table(landing, folder, glob, data_source='text') -%}
-    {%- set files_table = landing.schema ~ '.' ~ landing.identifier ~ '__files' -%}
+    {%- set files_table = landing_files_table(landing) -%}
     {%- set view = landing.schema ~ '.' ~ landing.identifier -%}
     {%- do run_query('create schema if not exists ' ~ landing.schema) -%}
     {%- do run_query('drop table if exists ' ~ files_table) -%}
@@ -42,6 +42,12 @@
     {%- else -%}
         {%- do run_query(landing_binary_files_view_sql(view, files_table)) -%}
     {%- endif -%}
+{%- endmacro %}
+
+
+{#- The table of whole files under a landing view (a source node or relation). -#}
+{% macro landing_files_table(landing) -%}
+    {{ return(landing.schema ~ '.' ~ landing.identifier ~ '__files') }}
 {%- endmacro %}
 
 
@@ -102,14 +108,23 @@
 {%- endmacro %}
 
 
-{#- One row (source_format, file_path) per landed line of every format of var('cdc_formats'), and
-    per record of its binary container files: what the landing holds, to reconcile with. -#}
-{% macro landed_rows() -%}
+{#- Per landed file of every format of var('cdc_formats'): its lines, and per binary container file,
+    its records: what the landing holds, to reconcile with (an empty file holds none). Lines are
+    counted from the files by their terminators (and a last line without one), not through the
+    line views, so the check does not repeat their split and costs one scan. -#}
+{% macro landed_line_counts() -%}
     {%- for format, landing in var('cdc_formats').items() %}
-    select '{{ format }}' as source_format, file_path from {{ source(format, 'landed_lines') }}
+    select
+        '{{ format }}' as source_format,
+        _metadata.file_path as file_path,
+        length(value) - length(replace(value, '\n', '')) + if(endswith(value, '\n'), 0, 1) as landed_lines
+    from {{ landing_files_table(source(format, 'landed_lines')) }}
+    where value != ''
     {%- if landing.containers %}
     union all
-    select '{{ format }}' as source_format, file_path from {{ ref('base_' ~ format ~ '__container_records') }}
+    select '{{ format }}' as source_format, file_path, count(*) as landed_lines
+    from {{ ref('base_' ~ format ~ '__container_records') }}
+    group by file_path
     {%- endif %}
     {%- if not loop.last %}
     union all

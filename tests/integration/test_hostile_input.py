@@ -408,21 +408,30 @@ def _data_test(manifest: dict[str, Any], name: str) -> dict[str, Any]:
 
 def _run_on(spark: Any, manifest: dict[str, Any], test: dict[str, Any], relations: dict[str, str]) -> int:
     """Rows the test's compiled SQL returns with each relation it reads replaced by a temp view
-    holding `relations[name]` (a SELECT; a source named `<source>.<table>`)."""
+    holding `relations[name]` (a SELECT; a source named `<source>.<table>`, and the whole-file
+    table under a landing source `<source>.<table>__files`)."""
     assert test["config"]["severity"].upper() == "ERROR" and test["config"]["error_if"] == "!= 0"
     sql = test["compiled_code"]
     resources = {**manifest["nodes"], **manifest["sources"]}
     for unique_id in test["depends_on"]["nodes"]:
         resource = resources[unique_id]
         name = f"{resource['source_name']}.{resource['name']}" if "source_name" in resource else resource["name"]
-        view = "tampered_" + name.replace(".", "__")
-        spark.sql(f"create or replace temp view {view} as {relations[name]}")
         assert resource["relation_name"] in sql, resource["relation_name"]
-        sql = sql.replace(resource["relation_name"], view)
+        sql = sql.replace(resource["relation_name"], _tampered(name))
+    for name, relation in relations.items():
+        spark.sql(f"create or replace temp view {_tampered(name)} as {relation}")
     return spark.sql(sql).count()
 
 
-LANDED = "select * from values ('f1', 1), ('f1', 2), ('f2', 1) as t(file_path, line_number)"
+def _tampered(name: str) -> str:
+    return "tampered_" + name.replace(".", "__")
+
+
+# f1 holds two lines, f2 one without a final line terminator.
+LANDED_FILES = (
+    r"select * from values (named_struct('file_path', 'f1'), 'x\ny\n'), (named_struct('file_path', 'f2'), 'z')"
+    " as t(_metadata, value)"
+)
 
 
 def _reconciliation(*rows: str) -> str:
@@ -451,25 +460,31 @@ def manifest(hostile: Build) -> dict[str, Any]:
 def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, manifest: dict) -> None:
     test = _data_test(manifest, "assert_landed_lines_reconcile")
     no_lines = "select * from values ('', 0) as t(file_path, line_number) where false"
+    no_files = "select named_struct('file_path', '') as _metadata, '' as value where false"
     landings = {f"{name}.landed_lines": no_lines for name in FORMAT_NAMES}
+    landed_files = {f"{name}.landed_lines__files": no_files for name in FORMAT_NAMES}
     containers = {
         f"base_{name}__container_records": no_lines for name in FORMAT_NAMES if FORMAT_RULES[name].avro_schema
     }
 
-    def run(*rows: str, debezium: str = no_lines) -> int:
+    def run(*rows: str, debezium: str = no_files) -> int:
         relations = {
             **landings,
+            **landed_files,
             **containers,
-            "canal_json.landed_lines": LANDED,
-            "debezium_json.landed_lines": debezium,
+            "canal_json.landed_lines__files": LANDED_FILES,
+            "debezium_json.landed_lines__files": debezium,
             "fct_message_reconciliation": _reconciliation(*rows),
         }
         return _run_on(spark, manifest, test, relations)
 
-    nine = "select 'f9' as file_path, id as line_number from range(5)"
+    # Five lines, the last one CRLF-terminated; an empty file has none to reconcile.
+    nine = r"select * from values (named_struct('file_path', 'f9'), 'a\n\nb\nc\nd\r\n') as t(_metadata, value)"
+    empty = r"select * from values (named_struct('file_path', 'f9'), '') as t(_metadata, value)"
     assert (
         run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)", debezium=nine) == 0
     )
+    assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", debezium=empty) == 0
     assert run("('canal_json', 'f1', 1L)", "('canal_json', 'f2', 1L)") == 1  # a line of f1 lost
     assert run("('canal_json', 'f1', 2L)") == 1  # f2 lost
     # A file counted that never landed, in its format or at all.

@@ -21,12 +21,9 @@ checked as (
     select
         *,
         {{ oms_avro_unknown_union_branch('message') }} as has_unknown_union_branch,
-        -- A cheap text test routes only shard records through the (shuffling) reassembly.
-        coalesce(payload rlike '"total"\\s*:\\s*[1-9]', false)
-        and parse_rejection_reason is null
-        and not {{ oms_avro_unknown_union_branch('message') }}
-        and {{ oms_avro_event_kind(oms_avro_union_value('message.operation')) }} is not null
-        and message.total >= 1 as is_shard
+        -- Routing on text alone keeps the reassembly's shuffle, and the parse, to the few records
+        -- that may be shards: a filter that also tested the parsed fields would parse every record.
+        coalesce(payload rlike '"total"\\s*:\\s*[1-9]', false) as may_be_shard
     from messages
 
 ),
@@ -35,9 +32,19 @@ shard_copies as (
 
     select
         *,
-        row_number() over (partition by message.id, message.index order by file_path, line_number) as shard_copy
-    from checked
-    where is_shard
+        row_number() over (
+            partition by is_shard, message.id, message.index order by file_path, line_number
+        ) as shard_copy
+    from (
+        select
+            *,
+            parse_rejection_reason is null
+            and not has_unknown_union_branch
+            and {{ oms_avro_event_kind(oms_avro_union_value('message.operation')) }} is not null
+            and message.total >= 1 as is_shard
+        from checked
+        where may_be_shard
+    )
 
 ),
 
@@ -46,11 +53,11 @@ shard_sets as (
     select
         *,
         array_sort(collect_list(
-            if(shard_copy = 1, named_struct(
+            if(is_shard and shard_copy = 1, named_struct(
                 'index', message.index, 'total', message.total,
                 'before', message.beforeImageBytes, 'after', message.afterImageBytes
             ), null)
-        ) over (partition by message.id)) as pieces
+        ) over (partition by is_shard, message.id)) as pieces
     from shard_copies
 
 ),
@@ -60,25 +67,31 @@ shards as (
     select
         *,
         case
+            when not is_shard then null
             when shard_copy > 1 then 'duplicate_shard'
             when not is_complete then 'incomplete_shards'
             when message.index != 0 then 'shard_merged'
         end as shard_reason,
         if(
-            shard_copy = 1 and message.index = 0 and is_complete,
+            is_shard and shard_copy = 1 and message.index = 0 and is_complete,
             nullif(array_join(transform(pieces, piece -> piece.before), ''), ''),
             null
         ) as before_image_bytes,
         if(
-            shard_copy = 1 and message.index = 0 and is_complete,
+            is_shard and shard_copy = 1 and message.index = 0 and is_complete,
             nullif(array_join(transform(pieces, piece -> piece.after), ''), ''),
             null
         ) as after_image_bytes
     from (
         select
             *,
-            transform(pieces, piece -> piece.index) = sequence(0, message.total - 1)
-            and forall(pieces, piece -> piece.total = message.total) as is_complete
+            -- The size test first: `total` is the sender's word and may be huge.
+            if(
+                size(pieces) = message.total,
+                transform(pieces, piece -> piece.index) = sequence(0, message.total - 1)
+                and forall(pieces, piece -> piece.total = message.total),
+                false
+            ) as is_complete
         from shard_sets
     ) as shard_sets
 
@@ -96,7 +109,7 @@ select
     cast(null as string) as after_image_bytes,
     {{ load_time() }} as loaded_at
 from checked
-where not is_shard
+where not may_be_shard
 
 union all
 

@@ -12,21 +12,11 @@
 
 with
 
-landed_rows as (
-
-    {{ landed_rows() }}
-
-),
-
 landed as (
 
-    select
-        source_format,
-        file_path,
-        count(*) as landed_lines
-    from landed_rows
+    select *
+    from ({{ landed_line_counts() }})
     where {{ not_in_literals('file_path', passed_files) }}
-    group by source_format, file_path
 
 ),
 
