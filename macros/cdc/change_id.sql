@@ -1,5 +1,59 @@
-{#- Deterministic id of one row of one message: an exact redelivery (Kafka is at-least-once)
-    gets the same id, so it can be dropped. -#}
-{% macro change_id(source_format, message_json, row_index='0') -%}
-    {{ dbt.hash("concat_ws('|', " ~ source_format ~ ", " ~ message_json ~ ", cast(" ~ row_index ~ " as string))") }}
+{#- How a format identifies its changes (docs/identity-and-order.md): `position`, `content` or
+    `text`. The format's `identity` in var('cdc_formats'), unless var('cdc_change_identity')
+    names another for it. -#}
+{% macro change_identity_rule(format) -%}
+    {%- set rule = var('cdc_change_identity', {}).get(format) or var('cdc_formats')[format].get('identity', 'text') -%}
+    {%- if rule not in ('position', 'content', 'text') -%}
+        {{ exceptions.raise_compiler_error('Unknown change identity rule ' ~ rule ~ ' for ' ~ format ~ ': use position, content or text') }}
+    {%- endif -%}
+    {{ return(rule) }}
+{%- endmacro %}
+
+
+{#- Whether a change's identity needs its copy number within its file: under `content`, and under
+    `position` where the message carries no coordinates. -#}
+{% macro identity_counts_copies() -%}
+    case source_format
+        {%- for format in var('cdc_formats') %}
+        {%- set rule = change_identity_rule(format) %}
+        when '{{ format }}' then {{ 'true' if rule == 'content' else 'source_coordinates is null' if rule == 'position' else 'false' }}
+        {%- endfor %}
+    end
+{%- endmacro %}
+
+
+{#- What identifies a change, by its format's rule, before copies within a file are told apart
+    (change_id): `change` lists what the change says (its table, operation and image or
+    statement), which a redelivery repeats; the times and ids of the delivery are left out. -#}
+{% macro change_identity(change, row_index='0') -%}
+    {%- set says = change | join(', ') -%}
+    md5(case source_format
+        {%- for format in var('cdc_formats') %}
+        {%- set rule = change_identity_rule(format) %}
+        when '{{ format }}' then concat_ws('|', source_format,
+            {%- if rule == 'text' %} message_json, cast({{ row_index }} as string))
+            {%- else %}
+            {%- if rule == 'position' %} coalesce(source_coordinates, cast(event_at as string)),
+            {%- else %} cast(event_at as string),
+            {%- endif %}
+            cast({{ row_index }} as string), {{ says }})
+            {%- endif %}
+        {%- endfor %}
+    end)
+{%- endmacro %}
+
+
+{#- A change's id: its identity (column `change_identity`), and where that needs it its copy
+    number within its file, in arrival order: the same change landed twice in one file under
+    `content` is two changes (an INSERT, DELETE and INSERT of one row in one second), a copy in
+    another file is a redelivery. -#}
+{% macro change_id(arrival_order='line_number, message_index') -%}
+    if(
+        {{ identity_counts_copies() }},
+        md5(concat(change_identity, ':', cast(
+            row_number() over (partition by source_format, file_path, change_identity order by {{ arrival_order }})
+            as string
+        ))),
+        change_identity
+    )
 {%- endmacro %}

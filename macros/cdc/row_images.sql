@@ -63,12 +63,12 @@
 {%- endmacro %}
 
 
-{#- Key columns the message names (deduplicated: canal repeats them once per row), else those
-    configured in var('cdc_primary_keys') for "database.table", else none. -#}
-{% macro primary_key_columns(message_key_columns, database_name, table_name) -%}
+{#- A row's key columns: those configured in var('cdc_primary_keys') for "database.table" (the
+    override), else those the message names (deduplicated: canal repeats them once per row), else
+    those of the table's DDL at the time, else none. -#}
+{% macro primary_key_columns(message_key_columns, ddl_key_columns, database_name, table_name) -%}
     {%- set configured = var('cdc_primary_keys') -%}
     coalesce(
-        nullif(array_distinct(filter({{ message_key_columns }}, column_name -> column_name != '')), array()),
         {%- if configured %}
         try_element_at(
             map(
@@ -79,6 +79,8 @@
             concat({{ database_name }}, '.', {{ table_name }})
         ),
         {%- endif %}
+        nullif(array_distinct(filter({{ message_key_columns }}, column_name -> column_name != '')), array()),
+        nullif(array_distinct(filter({{ ddl_key_columns }}, column_name -> column_name != '')), array()),
         cast(array() as array<string>)
     )
 {%- endmacro %}

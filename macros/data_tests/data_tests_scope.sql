@@ -26,11 +26,11 @@
 {%- endmacro %}
 
 
-{#- on-run-end: after a `dbt build` in which every data test of the project ran and passed, every
-    row loaded so far has been tested. -#}
+{#- on-run-end: after a `dbt build` in which every data test of the project ran and passed (or
+    warned: a warning reports, it does not fail), every row loaded so far has been tested. -#}
 {% macro record_data_tests_passed(results) %}
     {%- if execute and flags.WHICH == 'build' -%}
-        {%- set passed = results | selectattr('status', 'equalto', 'pass') | map(attribute='node.unique_id') | list -%}
+        {%- set passed = results | selectattr('status', 'in', ['pass', 'warn']) | map(attribute='node.unique_id') | list -%}
         {%- set data_tests = graph.nodes.values() | selectattr('resource_type', 'equalto', 'test') | map(attribute='unique_id') -%}
         {%- if data_tests | reject('in', passed) | list | length == 0 -%}
             {%- set relation = data_tests_passed_relation() -%}

@@ -22,7 +22,7 @@
     `ts_ms`: bigint,
     `before`: {{ json_image_type() }},
     `after`: {{ json_image_type() }},
-    `source`: struct<`db`: string, `table`: string, `file`: string, `pos`: bigint, `ts_ms`: bigint>,
+    `source`: struct<`db`: string, `table`: string, `file`: string, `pos`: bigint, `row`: int, `lsn`: bigint, `txId`: bigint, `ts_ms`: bigint>,
     `databaseName`: string,
     `ddl`: string,
     `tableChanges`: string

@@ -1,10 +1,16 @@
 {#- The order in which changes to one row took effect at the source, whatever order they
-    landed in: event time (emit time when unknown), binlog file and offset, row within the
-    message, then the change id so that ties still resolve the same way on every run. -#}
+    landed in (docs/identity-and-order.md): event time (emit time when unknown), the source
+    position where there is one (binlog file, then offset), then arrival order: the landed file
+    (its landing time, then its name), line, message in the line and row in the message. The
+    change id comes last, for copies of one change only. -#}
 {% macro row_change_order() -%}
     coalesce(event_at, emitted_at),
     substring_index(source_position, ':', 1),
-    cast(substring_index(source_position, ':', -1) as bigint),
+    try_cast(substring_index(source_position, ':', -1) as bigint),
+    landed_at,
+    file_path,
+    line_number,
+    message_index,
     row_index,
     change_id
 {%- endmacro %}

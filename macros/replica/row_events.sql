@@ -12,6 +12,10 @@
         event_at,
         emitted_at,
         source_position,
+        landed_at,
+        file_path,
+        line_number,
+        message_index,
         row_index,
         loaded_at
     from {{ row_changes }}
@@ -30,6 +34,10 @@
         event_at,
         emitted_at,
         source_position,
+        landed_at,
+        file_path,
+        line_number,
+        message_index,
         row_index,
         loaded_at
     from (

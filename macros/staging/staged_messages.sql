@@ -42,7 +42,7 @@ from (
         'source_format', 'file_path', 'line_number', 'message_index', 'landed_at', 'loaded_at',
         'payload', 'message_json', 'disposition', 'disposition_reason',
         'source_operation', 'operation', 'database_name', 'table_name', 'event_at', 'emitted_at',
-        'source_position', 'message_id', 'transaction_id', 'key_columns', 'row_images', 'before_images_are_partial',
+        'source_position', 'source_coordinates', 'message_id', 'transaction_id', 'key_columns', 'row_images', 'before_images_are_partial',
         'column_types', 'column_jdbc_types', 'sql_text', 'table_change',
     ]) }}
 {%- endmacro %}

@@ -1,9 +1,30 @@
 with
 
+-- The keys each table's DDL gave it, for messages that name none (few rows: broadcast).
+table_keys as (
+
+    {{ table_key_versions(ref('int_schema_changes')) }}
+
+),
+
 row_change_messages as (
 
-    select * from {{ ref('int_messages') }}
-    where disposition = 'row_change'
+    select /*+ broadcast(table_keys) */
+        messages.*,
+        {{ primary_key_columns(
+            'messages.key_columns', 'table_keys.primary_key_columns', 'messages.database_name', 'messages.table_name',
+        ) }} as primary_key_columns
+    from {{ ref('int_messages') }} as messages
+    left join table_keys
+        on
+            messages.database_name = table_keys.database_name
+            and messages.table_name = table_keys.table_name
+            and coalesce(messages.event_at, messages.emitted_at) >= table_keys.keyed_at
+            and (
+                table_keys.rekeyed_at is null
+                or coalesce(messages.event_at, messages.emitted_at) < table_keys.rekeyed_at
+            )
+    where messages.disposition = 'row_change'
 
 ),
 
@@ -12,8 +33,7 @@ message_rows as (
     select
         row_change_messages.*,
         message_row.pos as row_index,
-        message_row.col as row_image,
-        {{ primary_key_columns('key_columns', 'database_name', 'table_name') }} as primary_key_columns
+        message_row.col as row_image
     from row_change_messages
         lateral view posexplode(row_images) message_row as pos, col
 
@@ -24,13 +44,16 @@ row_images as (
     select
         *,
         {{ before_image('operation', 'row_image', 'before_images_are_partial') }} as before_image,
-        {{ after_image('operation', 'row_image') }} as after_image
+        {{ after_image('operation', 'row_image') }} as after_image,
+        {{ change_identity(
+            ['database_name', 'table_name', 'source_operation', 'to_json(row_image)'], 'row_index'
+        ) }} as change_identity
     from message_rows
 
 )
 
 select
-    {{ change_id('source_format', 'message_json', 'row_index') }} as change_id,
+    {{ change_id('line_number, message_index, row_index') }} as change_id,
     source_format,
     database_name,
     table_name,

@@ -1,5 +1,5 @@
 select
-    {{ change_id('source_format', 'message_json') }} as change_id,
+    {{ change_id() }} as change_id,
     source_format,
     database_name,
     table_name,
@@ -25,5 +25,10 @@ select
     message_index,
     landed_at,
     loaded_at
-from {{ ref('int_messages') }}
-where disposition = 'schema_change'
+from (
+    select
+        *,
+        {{ change_identity(['database_name', 'table_name', 'source_operation', 'sql_text']) }} as change_identity
+    from {{ ref('int_messages') }}
+    where disposition = 'schema_change'
+) as schema_changes

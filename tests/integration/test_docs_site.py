@@ -40,6 +40,7 @@ MARTS = {
     "fct_message_reconciliation",
     "dim_row_versions",
     "dim_current_rows",
+    "dim_keyless_tables",
 }
 DRAWN_TYPES = {"model", "seed", "source", "exposure"}
 

@@ -124,7 +124,9 @@ def write_landing(root: Path) -> Landing:
         lines,
         {s.seq: expected_row_changes(s) for s in statements},
         {s.seq: expected_schema_changes(s) for s in statements},
-        {"cdc_primary_keys": keys},
+        # Every line is judged on its own: a mutant that keeps its original's change (a new `ts`)
+        # would be its redelivery under the formats' default identity rules.
+        {"cdc_primary_keys": keys, "cdc_change_identity": dict.fromkeys(FORMAT_NAMES, "text")},
     )
 
 
@@ -220,7 +222,10 @@ def _facts_by_message(rows: list[dict[str, Any]]) -> dict[tuple, list[dict[str, 
 def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile: Build) -> None:
     hostile.wait()
     statuses = hostile.run_results()
-    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+    # Debezium messages under hostile table names have no key anywhere: reported, not failed.
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {
+        "test.cdc_lakehouse.warn_tables_without_keys": "warn"
+    }
     ran = " ".join(statuses)
     for test in (
         "landed_lines_reconcile",

@@ -38,7 +38,7 @@ import fastavro
 import pytest
 
 from cdc_tools.generator.formats import FORMATS as ENCODERS
-from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, generate
+from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, FormatCounts, generate
 
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
 
@@ -92,11 +92,14 @@ def _continues_a_shard_set(path: Path) -> bool:
     return first is not None and first["total"] >= 1 and first["index"] > 0
 
 
-def _landing_units(name: str, files: list[Path]) -> list[list[Path]]:
-    """The files in landing order, an OMS file that continues a shard set with the one before."""
+def _landing_units(name: str, counts: FormatCounts) -> list[list[Path]]:
+    """The files in landing order, each with the files that must land with it: an OMS file that
+    continues a shard set, and a file a producer's restart began, with the files holding the
+    originals of its copies (copies land after their originals, as they would)."""
+    joined = {index for first, restart in counts.restarts for index in range(first + 1, restart + 1)}
     units: list[list[Path]] = []
-    for path in files:
-        if name == "oms_avro" and units and _continues_a_shard_set(path):
+    for index, path in enumerate(counts.files):
+        if units and (index in joined or (name == "oms_avro" and _continues_a_shard_set(path))):
             units[-1].append(path)
         else:
             units.append([path])
@@ -128,7 +131,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     dbt_vars = json.loads((generated / EXPECTED_FOLDER / DBT_VARS_FILE).read_text())
     parts: list[list[Path]] = [[] for _ in range(PARTS)]
     for name in FORMATS:
-        units = _landing_units(name, counts[name].files)
+        units = _landing_units(name, counts[name])
         assert len(units) >= 2 * PARTS, f"{name}: too few files to land in parts"
         for index, unit in enumerate(units):
             parts[index % PARTS].extend(unit)
@@ -204,7 +207,7 @@ def _uri(path: Path) -> str:
 def test_incremental_runs_give_exactly_the_marts_of_one_full_refresh(runs: Runs, mart: str) -> None:
     incremental = _rows(runs.rerun[mart], without=("loaded_at",))
     full_refresh = _rows(runs.full_refresh[mart], without=("loaded_at",))
-    assert sum(full_refresh.values()) > 0
+    assert sum(full_refresh.values()) > 0 or mart == "dim_keyless_tables"  # every table has its key
     assert incremental == full_refresh
 
 

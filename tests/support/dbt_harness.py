@@ -44,6 +44,7 @@ MARTS = (
     "fct_message_reconciliation",
     "dim_row_versions",
     "dim_current_rows",
+    "dim_keyless_tables",
 )
 DBT_TIMEOUT_S = 1800
 # dbt unit tests do not depend on the landed data: the samples build runs them, once.

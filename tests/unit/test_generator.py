@@ -32,7 +32,8 @@ from cdc_tools.generator.model import (
     Table,
     value_text,
 )
-from cdc_tools.generator.writer import generate
+from cdc_tools.generator.stream import RESTART_DELAY_MS, deliveries
+from cdc_tools.generator.writer import REDELIVERED_CHANGES_FILE, generate
 
 # ------------------------------------------------------------ hand-written statements
 
@@ -802,7 +803,8 @@ def test_generate_rolls_files_at_the_size_and_loses_no_line(tmp_path: Path) -> N
     whole = generate(tmp_path / "whole", 200, seed=4)
     rolled = generate(tmp_path / "rolled", 200, seed=4, max_file_bytes=20_000)
     for name in FORMATS:
-        assert [p.name for p in whole[name].files] == ["part-00000.jsonl"]
+        # A new file at each restart, after statements 36 and 136.
+        assert [p.name for p in whole[name].files] == ["part-00000.jsonl", "part-00001.jsonl", "part-00002.jsonl"]
         files = rolled[name].files
         assert len(files) > 3
         assert [p.name for p in files] == [f"part-{i:05d}.jsonl" for i in range(len(files))]
@@ -815,6 +817,35 @@ def test_generate_rolls_files_at_the_size_and_loses_no_line(tmp_path: Path) -> N
             assert (tmp_path / "rolled" / "_expected" / name / f"{kind}.jsonl").read_bytes() == (
                 tmp_path / "whole" / "_expected" / name / f"{kind}.jsonl"
             ).read_bytes()
+
+
+def test_a_restart_sends_the_last_statements_again_in_a_new_envelope_and_file(tmp_path: Path) -> None:
+    sent = list(deliveries(logical_stream(4, 40)))
+    assert [(s.seq, s.delivery) for s in sent[35:41]] == [(35, 0), (36, 0), (34, 1), (35, 1), (36, 1), (37, 0)]
+    for copy in sent[37:40]:
+        original = sent[copy.seq]
+        assert (copy.changes, copy.schema_change, copy.event_ms, copy.position) == (
+            original.changes,
+            original.schema_change,
+            original.event_ms,
+            original.position,
+        )
+        assert copy.emitted_ms == original.emitted_ms + RESTART_DELAY_MS
+    # The restart re-sends the curated INSERT, DELETE and INSERT of one row at one time.
+    assert [s.operation for s in sent[37:40]] == ["INSERT", "DELETE", "INSERT"]
+    assert len({s.event_ms for s in sent[37:40]}) == 1
+
+    counts = generate(tmp_path, 40, seed=4)
+    redelivered = json.loads((tmp_path / "_expected" / REDELIVERED_CHANGES_FILE).read_text())
+    for name, encoder in FORMATS.items():
+        _, restarted = counts[name].files
+        resent = [line for statement in sent[37:40] for line in encoder.encode(statement)]
+        assert restarted.read_text().splitlines()[: len(resent)] == resent
+        assert redelivered[name] == counts[name].redelivered_changes == 3
+    lines = (tmp_path / "canal_json" / "part-00001.jsonl").read_text().splitlines()[:3]
+    sent_lines = [json.loads(line) for line in lines]
+    canal = [message for line in sent_lines for message in (line if isinstance(line, list) else [line])]
+    assert [message["id"] for message in canal] == [1_000_000_035, 1_000_000_036, 1_000_000_037]  # new batch ids
 
 
 def test_cli_writes_landing_folders_and_expected_results(tmp_path: Path, capsys) -> None:

@@ -245,6 +245,7 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         "fct_message_reconciliation": {("unique", "file_path"), ("not_null", "file_path")},
         "dim_row_versions": {("unique", "opened_by_change_id"), ("not_null", "opened_by_change_id")},
         "dim_current_rows": {("unique_combination", None), ("unique", "last_change_id")},
+        "dim_keyless_tables": {("unique_combination", None)},
     }
     accepted = {
         "fct_row_changes": {"operation"},

@@ -21,6 +21,7 @@ spelled as (
         {{ epoch_to_timestamp('message.es') }} as event_at,
         {{ epoch_to_timestamp('message.ts') }} as emitted_at,
         cast(null as string) as source_position,
+        cast(null as string) as source_coordinates,
         cast(nullif(message.id, 0) as string) as message_id,
         cast(null as string) as transaction_id,
         message.pkNames as key_columns,

@@ -23,6 +23,7 @@ spelled as (
         {{ epoch_to_timestamp('message.execTs') }} as event_at,
         {{ epoch_to_timestamp('message.sendTs') }} as emitted_at,
         cast(null as string) as source_position,
+        cast(null as string) as source_coordinates,
         cast(null as string) as message_id,
         cast(null as string) as transaction_id,
         message.pks as key_columns,

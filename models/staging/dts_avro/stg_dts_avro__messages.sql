@@ -42,6 +42,7 @@ spelled as (
         {{ epoch_to_timestamp('message.sourceTimestamp') }} as event_at,
         {{ epoch_to_timestamp('try_element_at(message.processTimestamps.array, -1)') }} as emitted_at,
         {{ dts_avro_source_position('message.sourcePosition') }} as source_position,
+        nullif(concat_ws('/', nullif(message.sourcePosition, ''), message.id), '') as source_coordinates,
         cast(message.id as string) as message_id,
         nullif(message.sourceTxid, '') as transaction_id,
         {{ dts_avro_key_columns('message.tags') }} as key_columns,

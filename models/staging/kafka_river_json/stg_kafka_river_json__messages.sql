@@ -26,6 +26,7 @@ spelled as (
         {{ epoch_to_timestamp('message.time') }} as event_at,
         {{ epoch_to_timestamp('message.canalTime') }} as emitted_at,
         {{ kafka_river_json_source_position('message.binlog') }} as source_position,
+        {{ kafka_river_json_source_position('message.binlog') }} as source_coordinates,
         cast(null as string) as message_id,
         cast(null as string) as transaction_id,
         message.keys as key_columns,

@@ -73,6 +73,7 @@ spelled as (
         -- OMS sends no emit time.
         cast(null as timestamp) as emitted_at,
         {{ oms_avro_union_value('message.position') }} as source_position,
+        {{ oms_avro_union_value('message.position') }} as source_coordinates,
         cast(message.id as string) as message_id,
         {{ oms_avro_union_value('message.xid') }} as transaction_id,
         {{ oms_avro_key_columns('message', 'fields') }} as key_columns,

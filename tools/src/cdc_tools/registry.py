@@ -14,12 +14,14 @@ import yaml
 class Format:
     """A registry entry: `ddl`, the format carries schema changes; `lines`, the glob of the files
     holding its messages a line each (all files when None); `containers`, the glob of its binary
-    Avro object container files (None for a text-only format)."""
+    Avro object container files (None for a text-only format); `identity`, how a change is told
+    from a redelivered copy (`position`, `content` or `text`)."""
 
     name: str
     ddl: bool
     lines: str | None = None
     containers: str | None = None
+    identity: str = "text"
 
 
 def project_formats(project_dir: Path) -> dict[str, Format]:

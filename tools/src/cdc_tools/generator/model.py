@@ -154,7 +154,9 @@ class Statement:
     """One binlog statement: either `changes` (DML on `table`) or `schema_change` (DDL).
 
     `seq` numbers statements from 0; `event_ms` is the execution time at the source (epoch
-    ms, strictly increasing), `emitted_ms` when the producer sent it.
+    ms, never decreasing: statements within one binlog second may share it), `emitted_ms` when
+    the producer sent it. `delivery` counts the times it was sent before: a restarted producer
+    sends it again with a new envelope (emit time, batch id), the change itself the same.
     """
 
     seq: int
@@ -164,6 +166,7 @@ class Statement:
     table: Table | None = None
     changes: tuple[RowChange, ...] = field(default_factory=tuple)
     schema_change: SchemaChange | None = None
+    delivery: int = 0
 
     @cached_property
     def images(self) -> tuple[tuple[dict[str, str | None] | None, dict[str, str | None] | None], ...]:
@@ -176,6 +179,11 @@ class Statement:
             )
             for change in self.changes
         )
+
+    @property
+    def batch(self) -> int:
+        """The producer's batch number: `seq`, past every first delivery's on a redelivery."""
+        return self.seq + self.delivery * 1_000_000_000
 
     @property
     def operation(self) -> Operation:

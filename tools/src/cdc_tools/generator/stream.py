@@ -9,7 +9,9 @@ keeps at most `MAX_LIVE_ROWS` live rows (the builder deletes more when a table i
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -30,6 +32,12 @@ from cdc_tools.generator.model import (
 MAX_LIVE_ROWS = 2000
 START_MS = 1_704_067_200_000  # 2024-01-01 00:00:00 UTC
 BINLOG_FILE_BYTES = 1 << 30
+# Producers restart after statements 36, 136, ... and send their last 3 statements again. The
+# first restart re-sends the curated prefix's INSERT, DELETE and INSERT of one row at one time.
+# OMS shards the UPDATEs of statements 2, 7, 12, ... (seq % 5 == 2), and a shard set's copy is a
+# duplicate shard, so no restart re-sends one.
+RESTART_EVERY, RESTART_AT, REDELIVERED_STATEMENTS = 100, 36, 3
+RESTART_DELAY_MS = 30_000
 
 INT = ColumnType("int")
 BIGINT = ColumnType("bigint")
@@ -164,12 +172,24 @@ class StreamBuilder:
         self.next_customer_id = 1
         self.next_order_id = 1001
         self.next_note = 1
+        self.time_frozen = False
 
     # -------------------------------------------------------------- statement plumbing
 
+    @contextmanager
+    def one_time(self) -> Iterator[None]:
+        """Statements made inside run at the execution time of the one before them, as changes
+        within one binlog second do: only their position and arrival order tell their order."""
+        self.time_frozen = True
+        try:
+            yield
+        finally:
+            self.time_frozen = False
+
     def _statement(self, size: int, **fields) -> Statement:
         rng = self.rng
-        self.event_ms += rng.randint(1, 1500)
+        if not self.time_frozen:
+            self.event_ms += rng.randint(1, 1500)
         position = BinlogPosition(f"mysql-bin.{self.binlog_file:06d}", self.binlog_offset)
         self.binlog_offset += 120 + 80 * size + rng.randint(0, 40)
         if self.binlog_offset > BINLOG_FILE_BYTES:
@@ -575,6 +595,22 @@ def _curated_prefix(b: StreamBuilder) -> Iterator[Statement]:
     yield b.drop_column(customers, "tier")
     yield b.update(b.table("shop", "customers"), [((5,), {"balance": Decimal("99.99")})])
     yield b.delete(notes, [("N-2",)])
+    # One row's changes at one execution time: a DELETE then re-INSERT keep their order; an
+    # INSERT, DELETE and the same INSERT again (statements 34-36, which the first restart sends
+    # again) are three changes; an INSERT then UPDATE keep their order.
+    customers = b.table("shop", "customers")
+    twin = b.new_customer()
+    yield b.delete(customers, [(5,)])
+    with b.one_time():
+        yield b.insert(customers, [{**twin, "id": 5, "name": "Re-inserted"}])
+    yield b.insert(customers, [twin])
+    with b.one_time():
+        yield b.delete(customers, [(twin["id"],)])
+        yield b.insert(customers, [twin])
+    fresh = b.new_customer()
+    yield b.insert(customers, [fresh])
+    with b.one_time():
+        yield b.update(customers, [((fresh["id"],), {"name": "Updated at once"})])
 
 
 def logical_stream(seed: int, statements: int) -> Iterator[Statement]:
@@ -590,3 +626,16 @@ def logical_stream(seed: int, statements: int) -> Iterator[Statement]:
     while produced < statements:
         yield builder.random_statement()
         produced += 1
+
+
+def deliveries(statements: Iterable[Statement]) -> Iterator[Statement]:
+    """`statements` as their producers send them: each once, and after a restart (see
+    RESTART_EVERY) the last few again, in a new envelope (`delivery` counts up, the emit time
+    moves on), as a restarted connector re-sends from its last committed offset."""
+    recent: deque[Statement] = deque(maxlen=REDELIVERED_STATEMENTS)
+    for statement in statements:
+        yield statement
+        recent.append(statement)
+        if statement.seq % RESTART_EVERY == RESTART_AT:
+            for sent in recent:
+                yield replace(sent, emitted_ms=sent.emitted_ms + RESTART_DELAY_MS, delivery=sent.delivery + 1)

@@ -6,13 +6,18 @@ Layout under `out`:
                                       instead, with `avro_encoding="binary"`
     _expected/<format>/row_changes.jsonl, schema_changes.jsonl
     _expected/dbt_vars.json    {"cdc_primary_keys": {"db.table": [key columns]}} for every table
-                               of the stream: Debezium values carry no key column names, so
-                               pass these to dbt (--vars) to get its primary keys
+                               of the stream, for a build that should not take keys from DDL
+    _expected/redelivered_changes.json   {format: changes its restarts sent again}
+
+The statements are landed as their producers send them (`stream.deliveries`): a restart sends
+the last few again in a new envelope, and each format starts a new file for them. The expected
+results hold each change once.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,12 +30,13 @@ from tqdm import tqdm
 from cdc_tools.avro_json import JsonDatums
 from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
 from cdc_tools.generator.formats import FORMATS, Encoder
-from cdc_tools.generator.stream import logical_stream
+from cdc_tools.generator.stream import REDELIVERED_STATEMENTS, deliveries, logical_stream
 
 DEFAULT_FILE_BYTES = 64 * 1024 * 1024
 AvroEncoding = Literal["json", "binary"]
 EXPECTED_FOLDER = "_expected"
 DBT_VARS_FILE = "dbt_vars.json"
+REDELIVERED_CHANGES_FILE = "redelivered_changes.json"
 
 
 class RollingWriter:
@@ -49,12 +55,12 @@ class RollingWriter:
     def write(self, line: str) -> None:
         data = line.encode("utf-8") + b"\n"
         if self._out is None or (self._size and self._size + len(data) > self.max_bytes):
-            self._roll()
+            self.roll()
         assert self._out is not None
         self._out.write(data)
         self._size += len(data)
 
-    def _roll(self) -> None:
+    def roll(self) -> None:
         self.close()
         path = self.folder / f"part-{len(self.files):05d}.jsonl"
         self.files.append(path)
@@ -87,12 +93,12 @@ class ContainerWriter:
     def write(self, line: str) -> None:
         size = len(line.encode("utf-8")) + 1
         if self._writer is None or (self._size and self._size + size > self.max_bytes):
-            self._roll()
+            self.roll()
         assert self._writer is not None
         self._writer.write(self.datums(json.loads(line)))
         self._size += size
 
-    def _roll(self) -> None:
+    def roll(self) -> None:
         self.close()
         path = self.folder / f"part-{len(self.files):05d}.avro"
         self.files.append(path)
@@ -114,6 +120,9 @@ class FormatCounts:
     lines: int = 0
     row_changes: int = 0
     schema_changes: int = 0
+    redelivered_changes: int = 0
+    # (the first file holding an original, the last file holding a copy) for each restart
+    restarts: list[tuple[int, int]] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
 
 
@@ -150,9 +159,30 @@ def generate(
             (folder / "schema_changes.jsonl").open("wb", buffering=1 << 20),
         )
     primary_keys: dict[str, list[str]] = {}
+    resending = False
+    # Per format, the file each of the last few statements went to: a restart re-sends them.
+    placed = {e.name: deque(maxlen=REDELIVERED_STATEMENTS) for e in encoders}
     bar = tqdm(total=statements, unit="stmt", disable=not progress, desc="cdc-generate", mininterval=0.5)
     try:
-        for statement in logical_stream(seed, statements):
+        for statement in deliveries(logical_stream(seed, statements)):
+            if statement.delivery and not resending:
+                for name, writer in writers.items():
+                    writer.roll()  # a restarted producer lands in a new file
+                    counts[name].restarts.append((min(placed[name]), len(writer.files) - 1))
+            resending = statement.delivery > 0
+            if resending:
+                for encoder in encoders:
+                    lines = encoder.encode(statement)
+                    for line in lines:
+                        writers[encoder.name].write(line)
+                    count = counts[encoder.name]
+                    count.lines += len(lines)
+                    first, _ = count.restarts[-1]
+                    count.restarts[-1] = (first, len(writers[encoder.name].files) - 1)
+                    count.redelivered_changes += len(statement.changes)
+                    if encoder.carries_ddl and statement.schema_change is not None:
+                        count.redelivered_changes += 1
+                continue
             table = statement.table
             if table is not None:
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
@@ -169,6 +199,7 @@ def generate(
                 lines = encoder.encode(statement)
                 for line in lines:
                     writers[encoder.name].write(line)
+                placed[encoder.name].append(len(writers[encoder.name].files) - 1)
                 count = counts[encoder.name]
                 count.lines += len(lines)
                 rows_out, schema_out = expected[encoder.name]
@@ -187,6 +218,8 @@ def generate(
             schema_out.close()
     dbt_vars = {"cdc_primary_keys": primary_keys}
     (out / EXPECTED_FOLDER / DBT_VARS_FILE).write_text(json.dumps(dbt_vars, indent=2) + "\n")
+    redelivered = {name: count.redelivered_changes for name, count in counts.items()}
+    (out / EXPECTED_FOLDER / REDELIVERED_CHANGES_FILE).write_text(json.dumps(redelivered, indent=2) + "\n")
     for name, writer in writers.items():
         counts[name].files = list(writer.files)
     return counts

@@ -4,7 +4,7 @@
 - UPDATE: `data` holds the full new rows, `old` per row only the changed columns with their
   old value (a null value = was NULL). DELETE: the deleted rows in `data`, `old` null.
 - `pkNames` repeats the key columns once per row; `mysqlType`/`sqlType` cover every column.
-- `id` is the statement's seq + 1; `es` the execution time, `ts` the send time (epoch ms).
+- `id` is the statement's batch + 1 (a redelivery renews it); `es` the execution time, `ts` the send time (epoch ms).
 - Line shapes vary by `seq`: a bare message, a one-message JSON array (as 000 prints them), or a
   multi-row statement split into one-row messages that share a line as a batch array or take a
   line each.
@@ -56,7 +56,7 @@ def _message(statement: Statement, table: Table, rows: range) -> dict[str, Any]:
         "data": data,
         "database": table.database,
         "es": statement.event_ms,
-        "id": statement.seq + 1,
+        "id": statement.batch + 1,
         "isDdl": False,
         "mysqlType": table.mysql_types,
         "old": old if statement.operation == "UPDATE" else None,
@@ -76,7 +76,7 @@ def _ddl_message(statement: Statement) -> dict[str, Any]:
         "data": None,
         "database": change.database,
         "es": statement.event_ms,
-        "id": statement.seq + 1,
+        "id": statement.batch + 1,
         "isDdl": True,
         "mysqlType": None,
         "old": None,

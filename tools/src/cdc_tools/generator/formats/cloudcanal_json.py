@@ -5,7 +5,7 @@
 - `data`: the new full rows (INSERT/UPDATE) or the deleted rows (DELETE); `before`: the old full
   rows of an UPDATE, else []. Values are JSON strings, NULL is JSON null.
 - `db` and `schema` both hold the database; `pks` the key columns once; `dbValType` /
-  `jdbcType` every column; `entryType` ROWDATA; `execTs`/`sendTs` epoch ms; `bid` the seq.
+  `jdbcType` every column; `entryType` ROWDATA; `execTs`/`sendTs` epoch ms; `bid` the batch (a redelivery renews it).
 - DDL: `isDdl` true, `data`/`before`/`pks` [], `sql` the statement, `table` "" for a
   database-level QUERY, `tableChanges` {table: {columns (0-based position), primaryKeyColumnNames},
   type: CREATE/ALTER/DROP} when the DDL concerns a table definition (not QUERY, TRUNCATE).
@@ -41,7 +41,7 @@ def _ddl_message(statement: Statement) -> dict[str, Any]:
     message: dict[str, Any] = {
         "action": DDL_TYPES[change.kind],
         "before": [],
-        "bid": statement.seq,
+        "bid": statement.batch,
         "data": [],
         "db": change.database,
         "dbValType": table.mysql_types if table else {},
@@ -75,7 +75,7 @@ def encode(statement: Statement) -> list[str]:
             {
                 "action": statement.operation,
                 "before": before,
-                "bid": statement.seq,
+                "bid": statement.batch,
                 "data": [a if a is not None else b for b, a in images],
                 "db": table.database,
                 "dbValType": table.mysql_types,
