@@ -66,9 +66,11 @@ test-fast test-unit test-dbt-unit: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS
 
 lint: setup
 	$(BIN)/ruff format --check
+	$(BIN)/ruff check
 	$(BIN)/sqlfluff lint models tests/dbt
 
 format: setup
+	$(BIN)/ruff check --fix
 	$(BIN)/ruff format
 
 # pytest without dbt builds: pure Python, the in-process SparkSession, `dbt parse` and compile.

@@ -3,10 +3,12 @@ encoding (every ColumnValue branch, control records, DDL, another namespace, a s
 records (each rejected with its reason), and the valid records as a binary container file.
 Run from the repo root: .venv/bin/python scripts/make_oms_avro_samples.py"""
 
-import json, struct
+import json
+import struct
 from pathlib import Path
-from cdc_tools.avro_json import write_container
+
 from cdc_lakehouse.avro import record_schema
+from cdc_tools.avro_json import write_container
 from cdc_tools.generator.formats.oms_avro import UNSET_FIELDS, image_bytes
 
 NS = "com.oceanbase.oms.avro."

@@ -16,13 +16,18 @@
 {%- endmacro %}
 
 
-{#- The payload fields the project reads; `transaction` and the rest are ignored. -#}
+{#- The payload fields the project reads; the rest are ignored. `transaction` is there when the
+    connector provides transaction metadata. -#}
 {% macro debezium_json_payload_fields() -%}
     `op`: string,
     `ts_ms`: bigint,
     `before`: {{ json_image_type() }},
     `after`: {{ json_image_type() }},
-    `source`: struct<`db`: string, `table`: string, `file`: string, `pos`: bigint, `row`: int, `lsn`: bigint, `txId`: bigint, `ts_ms`: bigint>,
+    `source`: struct<
+        `db`: string, `table`: string, `file`: string, `pos`: bigint, `row`: int, `gtid`: string,
+        `lsn`: bigint, `txId`: bigint, `ts_ms`: bigint
+    >,
+    `transaction`: struct<`id`: string, `total_order`: string>,
     `databaseName`: string,
     `ddl`: string,
     `tableChanges`: string
@@ -45,7 +50,7 @@
         {{ message }}.payload,
         struct(
             {{ message }}.op, {{ message }}.ts_ms, {{ message }}.before, {{ message }}.after, {{ message }}.source,
-            {{ message }}.databaseName, {{ message }}.ddl, {{ message }}.tableChanges
+            {{ message }}.transaction, {{ message }}.databaseName, {{ message }}.ddl, {{ message }}.tableChanges
         )
     )
 {%- endmacro %}

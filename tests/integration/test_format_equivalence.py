@@ -31,7 +31,6 @@ from cdc_lakehouse.avro.container import container_records
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
 from cdc_tools.registry import project_formats
-
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, REPO, Build, ThriftServer, file_name, profiles_dir
 

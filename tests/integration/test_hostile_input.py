@@ -37,7 +37,6 @@ import pytest
 from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.stream import logical_stream
-
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
 from support.hostile_inputs import (

@@ -91,7 +91,7 @@ def staged(frame: DataFrame) -> list[dict[str, Any]]:
     `before_image` and `after_image` (None where it has no row)."""
     rows = sorted(
         (row.asDict(recursive=True) for row in frame.collect()),
-        key=lambda r: (r["line_number"], r["message_index"] or 0),
+        key=lambda r: (r["file_path"], r["line_number"], r["message_index"] or 0),
     )
     for row in rows:
         images = (row["row_images"] or [{"before_image": None, "after_image": None}])[0]

@@ -52,7 +52,6 @@ from cdc_tools.generator.mutation_rules import (
     used,
 )
 from cdc_tools.registry import project_formats
-
 from support.dbt_harness import REPO
 
 # The rules of every format the project reads, in its registry's order.

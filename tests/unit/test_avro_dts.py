@@ -14,15 +14,15 @@ from typing import Any
 import fastavro
 import pytest
 from pyspark.sql import SparkSession
-from support.compiled_models import LANDING, run_compiled, seed, staged
 
-from cdc_lakehouse.avro.container import container_records
 from cdc_lakehouse.avro import record_schema
+from cdc_lakehouse.avro.container import container_records
 from cdc_tools.avro_json import JsonDatums
 from cdc_tools.generator.formats import dts_avro
 from cdc_tools.generator.model import Column, ColumnType
 from cdc_tools.generator.stream import logical_stream
 from cdc_tools.generator.writer import generate
+from support.compiled_models import LANDING, run_compiled, seed, staged
 
 N = "com.alibaba.dts.formats.avro."
 SCHEMA = record_schema("dts_avro")

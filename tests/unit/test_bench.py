@@ -17,7 +17,7 @@ from cdc_tools.bench import report
 from cdc_tools.bench.floor import floor_counts, parsed_messages
 from cdc_tools.bench.handwritten import canal_row_changes
 from cdc_tools.bench.landing import land, link_segment, repeat_folder, segment_end
-from cdc_tools.bench.proctree import TreeSampler, descendants, parse_stat
+from cdc_tools.bench.proctree import TreeSampler, descendants, parse_stat, snapshot
 from cdc_tools.bench.run import summary_lines
 from cdc_tools.bench.schemas import inline_template, schema_macros
 from cdc_tools.bench.spark import print_result, read_result
@@ -133,6 +133,12 @@ def test_descendants_are_the_whole_subtree() -> None:
     parents = {1: 0, 2: 1, 3: 2, 4: 1, 5: 9}
     assert descendants(1, parents) == {1, 2, 3, 4}
     assert descendants(5, parents) == {5}
+
+
+def test_a_snapshot_of_an_ended_process_is_empty() -> None:
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    assert process.wait() == 0
+    assert snapshot(process.pid) == (0, {})
 
 
 def test_sampler_sees_a_childs_memory_and_cpu_time() -> None:

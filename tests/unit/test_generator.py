@@ -7,8 +7,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import subprocess
-import sys
 from collections import Counter
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -18,7 +16,6 @@ import fastavro
 import pytest
 
 from cdc_tools.generator import logical_stream
-from cdc_tools.generator.cli import main
 from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.formats.debezium_json import connect_decimal, decode_connect_decimal
@@ -821,8 +818,14 @@ def test_generate_rolls_files_at_the_size_and_loses_no_line(tmp_path: Path) -> N
 
 def test_a_restart_sends_the_last_statements_again_in_a_new_envelope_and_file(tmp_path: Path) -> None:
     sent = list(deliveries(logical_stream(4, 40)))
-    assert [(s.seq, s.delivery) for s in sent[35:41]] == [(35, 0), (36, 0), (34, 1), (35, 1), (36, 1), (37, 0)]
-    for copy in sent[37:40]:
+    assert [(s.seq, s.delivery) for s in sent[35:43]] == [
+        (35, 0),
+        (36, 0),
+        *[(seq, 1) for seq in range(32, 37)],
+        (37, 0),
+    ]
+    copies = sent[37:42]
+    for copy in copies:
         original = sent[copy.seq]
         assert (copy.changes, copy.schema_change, copy.event_ms, copy.position) == (
             original.changes,
@@ -831,71 +834,34 @@ def test_a_restart_sends_the_last_statements_again_in_a_new_envelope_and_file(tm
             original.position,
         )
         assert copy.emitted_ms == original.emitted_ms + RESTART_DELAY_MS
-    # The restart re-sends the curated INSERT, DELETE and INSERT of one row at one time.
-    assert [s.operation for s in sent[37:40]] == ["INSERT", "DELETE", "INSERT"]
-    assert len({s.event_ms for s in sent[37:40]}) == 1
+    # The restart re-sends the curated same-time DELETE and re-INSERT, and INSERT, DELETE and
+    # INSERT, of one row.
+    assert [s.operation for s in copies] == ["DELETE", "INSERT", "INSERT", "DELETE", "INSERT"]
+    assert len({s.event_ms for s in copies[:2]}) == len({s.event_ms for s in copies[2:]}) == 1
 
     counts = generate(tmp_path, 40, seed=4)
     redelivered = json.loads((tmp_path / "_expected" / REDELIVERED_CHANGES_FILE).read_text())
     for name, encoder in FORMATS.items():
         _, restarted = counts[name].files
-        resent = [line for statement in sent[37:40] for line in encoder.encode(statement)]
+        resent = [line for statement in copies for line in encoder.encode(statement)]
         assert restarted.read_text().splitlines()[: len(resent)] == resent
-        assert redelivered[name] == counts[name].redelivered_changes == 3
-    lines = (tmp_path / "canal_json" / "part-00001.jsonl").read_text().splitlines()[:3]
+        assert redelivered[name] == counts[name].redelivered_changes == 5
+    lines = (tmp_path / "canal_json" / "part-00001.jsonl").read_text().splitlines()[:5]
     sent_lines = [json.loads(line) for line in lines]
     canal = [message for line in sent_lines for message in (line if isinstance(line, list) else [line])]
-    assert [message["id"] for message in canal] == [1_000_000_035, 1_000_000_036, 1_000_000_037]  # new batch ids
+    assert [message["id"] for message in canal] == [1_000_000_033 + n for n in range(5)]  # new batch ids
 
 
-def test_cli_writes_landing_folders_and_expected_results(tmp_path: Path, capsys) -> None:
-    out = tmp_path / "landing"
-    assert (
-        main(
-            [
-                "--out",
-                str(out),
-                "--messages",
-                "60",
-                "--seed",
-                "2",
-                "--formats",
-                "canal_json,kafka_river_json",
-                "--file-size",
-                "8K",
-                "--quiet",
-            ]
-        )
-        == 0
+def test_a_restart_sends_an_oms_shard_set_again(tmp_path: Path) -> None:
+    # Seed 0's statement 132 is an UPDATE, which OMS shards; the restart after 136 re-sends it.
+    counts = generate(tmp_path, 140, seed=0, formats=["oms_avro"])
+    original, copy = (
+        [
+            record
+            for record in map(json.loads, path.read_text().splitlines())
+            if record["total"] > 0 and 132_000 < record["id"] < 133_000
+        ]
+        for path in counts["oms_avro"].files[1:]
     )
-    assert capsys.readouterr().err == ""
-    assert sorted(p.name for p in out.iterdir()) == ["_expected", "canal_json", "kafka_river_json"]
-    assert len(list((out / "canal_json").glob("part-*.jsonl"))) > 1
-    rows = [json.loads(x) for x in (out / "_expected/canal_json/row_changes.jsonl").read_text().splitlines()]
-    statements = list(logical_stream(2, 60))
-    assert len(rows) == sum(len(s.changes) for s in statements)
-    assert (out / "_expected/canal_json/row_changes.jsonl").read_bytes() == (
-        out / "_expected/kafka_river_json/row_changes.jsonl"
-    ).read_bytes()
-    ddl = (out / "_expected/canal_json/schema_changes.jsonl").read_text().splitlines()
-    assert len(ddl) == sum(1 for s in statements if s.schema_change)
-    assert (out / "_expected/kafka_river_json/schema_changes.jsonl").read_text() == ""  # no DDL
-    assert json.loads((out / "_expected/dbt_vars.json").read_text()) == {
-        "cdc_primary_keys": {
-            "shop.customers": ["id"],
-            "shop.orders": ["order_id", "line_no"],
-            "crm.notes": ["code"],
-            "shop.import_batch": ["id"],
-            "shop.import_batch_old": ["id"],
-        }
-    }
-
-
-def test_cli_console_script_shows_a_progress_bar_unless_quiet(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "cdc_tools.generator.cli", "--messages", "50"]
-    loud = subprocess.run([*cmd, "--out", str(tmp_path / "a")], capture_output=True, text=True, check=True)
-    assert "cdc-generate" in loud.stderr and "50/50" in loud.stderr
-    quiet = subprocess.run([*cmd, "--out", str(tmp_path / "b"), "--quiet"], capture_output=True, text=True, check=True)
-    assert quiet.stderr == ""
-    bad = subprocess.run([*cmd, "--out", str(tmp_path / "c"), "--formats", "nope"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "unknown format" in bad.stderr
+    assert copy == original
+    assert {record["index"] for record in copy} == {0, 1, 2}  # sets of 2 and 3 shards

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.stream import logical_stream
-
 from support.hostile_inputs import (
     CONTAINER_MUTATIONS,
     FORMAT_RULES,

@@ -16,9 +16,10 @@ from typing import Any
 
 import jinja2
 import pytest
+from dbt_common.clients.jinja import get_environment
+
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.registry import project_formats
-from dbt_common.clients.jinja import get_environment
 
 REPO = Path(__file__).resolve().parents[2]
 DBT = REPO / ".venv" / "bin" / "dbt"

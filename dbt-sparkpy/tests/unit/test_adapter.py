@@ -11,9 +11,6 @@ from types import SimpleNamespace
 from typing import Any, Dict
 
 import pytest
-from dbt_common.exceptions import DbtRuntimeError
-from pyspark.sql import SparkSession
-
 from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.spark.python_submissions import AllPurposeClusterPythonJobHelper
 from dbt.adapters.sparkpy import Plugin
@@ -21,6 +18,8 @@ from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCr
 from dbt.adapters.sparkpy.impl import SparkpyAdapter
 from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
 from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
+from dbt_common.exceptions import DbtRuntimeError
+from pyspark.sql import SparkSession
 
 
 @pytest.fixture(scope="module")

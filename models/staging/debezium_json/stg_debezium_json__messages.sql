@@ -39,15 +39,20 @@ spelled as (
         {{ epoch_to_timestamp('event.source.ts_ms') }} as event_at,
         {{ epoch_to_timestamp('event.ts_ms') }} as emitted_at,
         concat(nullif(event.source.file, ''), ':', event.source.pos) as source_position,
-        -- The binlog event and its row (MySQL), or the WAL position and transaction (Postgres).
+        -- The transaction's GTID and the event's place in it, which hold across a failover to
+        -- another server; else the binlog event and its row (MySQL), or the WAL position and
+        -- transaction (Postgres).
         case
+            when nullif(event.source.gtid, '') is not null and event.transaction.total_order is not null
+                then concat_ws(':', 'gtid', event.source.gtid, event.transaction.total_order)
             when nullif(event.source.file, '') is not null and event.source.pos is not null
                 then concat_ws(':', event.source.file, event.source.pos, coalesce(event.source.row, 0))
             when event.source.lsn is not null then concat_ws(':', 'lsn', event.source.lsn, event.source.txId)
         end as source_coordinates,
         -- No message id: source.gtid names a transaction, which many row events share.
         cast(null as string) as message_id,
-        cast(null as string) as transaction_id,
+        coalesce(nullif(event.transaction.id, ''), nullif(event.source.gtid, ''), cast(event.source.txId as string))
+            as transaction_id,
         -- The value names no key (the Kafka key holds the key's values only).
         cast(array() as array<string>) as key_columns,
         array(named_struct(

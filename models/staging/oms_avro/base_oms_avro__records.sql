@@ -2,7 +2,10 @@
 -- one message comes as `total` records (`index` 0..total-1, one `id`) whose image bytes are
 -- consecutive pieces of the Avro binary encoding of its images. The pieces of a complete set are
 -- joined on its shard 0 (base_oms_avro__binary_values decodes them); the other shards are merged
--- into it, a repeated shard is a duplicate, and every shard of an incomplete set is rejected.
+-- into it. Shards are numbered by their copy, in arrival order: the n-th copies of a set's shards
+-- are one delivery of it, so a whole set sent again (a restarted producer) is reassembled again and
+-- counted as a redelivery by its position, a single repeated shard is a duplicate, and every shard
+-- of an incomplete first delivery is rejected.
 -- Only whole new files are read: a set with pieces in an already loaded file stays incomplete
 -- until a full refresh.
 with
@@ -33,15 +36,18 @@ shard_copies as (
     select
         *,
         row_number() over (
-            partition by is_shard, message.id, message.index order by file_path, line_number
+            partition by is_shard, message.id, message.index order by landed_at, file_path, line_number
         ) as shard_copy
     from (
         select
             *,
-            parse_rejection_reason is null
-            and not has_unknown_union_branch
-            and {{ oms_avro_event_kind(oms_avro_union_value('message.operation')) }} is not null
-            and message.total >= 1 as is_shard
+            coalesce(
+                parse_rejection_reason is null
+                and not has_unknown_union_branch
+                and {{ oms_avro_event_kind(oms_avro_union_value('message.operation')) }} is not null
+                and message.total >= 1,
+                false
+            ) as is_shard
         from checked
         where may_be_shard
     )
@@ -53,11 +59,11 @@ shard_sets as (
     select
         *,
         array_sort(collect_list(
-            if(is_shard and shard_copy = 1, named_struct(
+            if(is_shard, named_struct(
                 'index', message.index, 'total', message.total,
                 'before', message.beforeImageBytes, 'after', message.afterImageBytes
             ), null)
-        ) over (partition by is_shard, message.id)) as pieces
+        ) over (partition by is_shard, message.id, shard_copy)) as pieces
     from shard_copies
 
 ),
@@ -68,17 +74,17 @@ shards as (
         *,
         case
             when not is_shard then null
-            when shard_copy > 1 then 'duplicate_shard'
+            when not is_complete and shard_copy > 1 then 'duplicate_shard'
             when not is_complete then 'incomplete_shards'
             when message.index != 0 then 'shard_merged'
         end as shard_reason,
         if(
-            is_shard and shard_copy = 1 and message.index = 0 and is_complete,
+            is_shard and message.index = 0 and is_complete,
             nullif(array_join(transform(pieces, piece -> piece.before), ''), ''),
             null
         ) as before_image_bytes,
         if(
-            is_shard and shard_copy = 1 and message.index = 0 and is_complete,
+            is_shard and message.index = 0 and is_complete,
             nullif(array_join(transform(pieces, piece -> piece.after), ''), ''),
             null
         ) as after_image_bytes

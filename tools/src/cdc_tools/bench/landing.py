@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cdc_tools.generator.expected import expected_row_changes
 from cdc_tools.generator.formats import FORMATS
-from cdc_tools.generator.stream import deliveries, logical_stream
+from cdc_tools.generator.stream import deliveries, logical_stream, restart_marks
 from cdc_tools.generator.writer import DEFAULT_FILE_BYTES, RollingWriter
 
 SEGMENTS = ("small", "rest", "increment")
@@ -94,19 +94,18 @@ def land(
     writers = _writers(out, current, encoders, max_file_bytes)
     landed = 0
     end = segment_end(current, messages, landed)
-    resending = False
     try:
-        for statement in deliveries(logical_stream(seed, sys.maxsize)):
-            if statement.delivery and not resending:
+        for statement, restarted in restart_marks(deliveries(logical_stream(seed, sys.maxsize))):
+            if restarted:
                 for writer in writers.values():
-                    writer.roll()  # a restarted producer lands in a new file
-            resending = statement.delivery > 0
+                    writer.roll()
+            redelivery = statement.delivery > 0
             if statement.table is not None:
                 table = statement.table
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
-            rows = 0 if resending else len(expected_row_changes(statement))
+            rows = 0 if redelivery else len(expected_row_changes(statement))
             segment = segments[current]
-            segment.statements += 0 if resending else 1
+            segment.statements += 0 if redelivery else 1
             for encoder in encoders:
                 lines = encoder.encode(statement)
                 for line in lines:

@@ -59,7 +59,8 @@ def snapshot(root: int) -> tuple[int, dict[int, int]]:
             stats[int(entry.name)] = parse_stat(stat)
     rss = 0
     ticks = {}
-    for pid in descendants(root, {pid: stat.parent for pid, stat in stats.items()}):
+    # The root may have ended since the listing: only processes that were read count.
+    for pid in descendants(root, {pid: stat.parent for pid, stat in stats.items()}) & stats.keys():
         if (statm := _read(PROC / str(pid) / "statm")) is not None:
             rss += int(statm.split()[1]) * PAGE_BYTES
         ticks[pid] = stats[pid].cpu_ticks

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import date, datetime
 from decimal import Decimal
+from functools import cached_property
 from typing import Literal
 
 Value = int | Decimal | datetime | date | str | None

@@ -32,11 +32,11 @@ from cdc_tools.generator.model import (
 MAX_LIVE_ROWS = 2000
 START_MS = 1_704_067_200_000  # 2024-01-01 00:00:00 UTC
 BINLOG_FILE_BYTES = 1 << 30
-# Producers restart after statements 36, 136, ... and send their last 3 statements again. The
-# first restart re-sends the curated prefix's INSERT, DELETE and INSERT of one row at one time.
-# OMS shards the UPDATEs of statements 2, 7, 12, ... (seq % 5 == 2), and a shard set's copy is a
-# duplicate shard, so no restart re-sends one.
-RESTART_EVERY, RESTART_AT, REDELIVERED_STATEMENTS = 100, 36, 3
+# Producers restart after statements 36, 136, ... and send their last 5 statements again. The
+# first restart re-sends the curated prefix's same-time DELETE and re-INSERT, and INSERT, DELETE
+# and INSERT of one row; the others re-send statement 132, 232, ..., which OMS shards when it is
+# an UPDATE (seq % 5 == 2).
+RESTART_EVERY, RESTART_AT, REDELIVERED_STATEMENTS = 100, 36, 5
 RESTART_DELAY_MS = 30_000
 
 INT = ColumnType("int")
@@ -596,8 +596,8 @@ def _curated_prefix(b: StreamBuilder) -> Iterator[Statement]:
     yield b.update(b.table("shop", "customers"), [((5,), {"balance": Decimal("99.99")})])
     yield b.delete(notes, [("N-2",)])
     # One row's changes at one execution time: a DELETE then re-INSERT keep their order; an
-    # INSERT, DELETE and the same INSERT again (statements 34-36, which the first restart sends
-    # again) are three changes; an INSERT then UPDATE keep their order.
+    # INSERT, DELETE and the same INSERT again are three changes (statements 32-36, which the
+    # first restart sends again); an INSERT then UPDATE keep their order.
     customers = b.table("shop", "customers")
     twin = b.new_customer()
     yield b.delete(customers, [(5,)])
@@ -639,3 +639,12 @@ def deliveries(statements: Iterable[Statement]) -> Iterator[Statement]:
         if statement.seq % RESTART_EVERY == RESTART_AT:
             for sent in recent:
                 yield replace(sent, emitted_ms=sent.emitted_ms + RESTART_DELAY_MS, delivery=sent.delivery + 1)
+
+
+def restart_marks(sent: Iterable[Statement]) -> Iterator[tuple[Statement, bool]]:
+    """Each statement of `sent` (as `deliveries` gives them) with whether it is the first that a
+    restarted producer sends, which lands in a new file."""
+    resending = False
+    for statement in sent:
+        yield statement, statement.delivery > 0 and not resending
+        resending = statement.delivery > 0

@@ -30,7 +30,7 @@ from tqdm import tqdm
 from cdc_tools.avro_json import JsonDatums
 from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
 from cdc_tools.generator.formats import FORMATS, Encoder
-from cdc_tools.generator.stream import REDELIVERED_STATEMENTS, deliveries, logical_stream
+from cdc_tools.generator.stream import REDELIVERED_STATEMENTS, deliveries, logical_stream, restart_marks
 
 DEFAULT_FILE_BYTES = 64 * 1024 * 1024
 AvroEncoding = Literal["json", "binary"]
@@ -159,30 +159,16 @@ def generate(
             (folder / "schema_changes.jsonl").open("wb", buffering=1 << 20),
         )
     primary_keys: dict[str, list[str]] = {}
-    resending = False
     # Per format, the file each of the last few statements went to: a restart re-sends them.
     placed = {e.name: deque(maxlen=REDELIVERED_STATEMENTS) for e in encoders}
     bar = tqdm(total=statements, unit="stmt", disable=not progress, desc="cdc-generate", mininterval=0.5)
     try:
-        for statement in deliveries(logical_stream(seed, statements)):
-            if statement.delivery and not resending:
+        for statement, restarted in restart_marks(deliveries(logical_stream(seed, statements))):
+            if restarted:
                 for name, writer in writers.items():
-                    writer.roll()  # a restarted producer lands in a new file
+                    writer.roll()
                     counts[name].restarts.append((min(placed[name]), len(writer.files) - 1))
-            resending = statement.delivery > 0
-            if resending:
-                for encoder in encoders:
-                    lines = encoder.encode(statement)
-                    for line in lines:
-                        writers[encoder.name].write(line)
-                    count = counts[encoder.name]
-                    count.lines += len(lines)
-                    first, _ = count.restarts[-1]
-                    count.restarts[-1] = (first, len(writers[encoder.name].files) - 1)
-                    count.redelivered_changes += len(statement.changes)
-                    if encoder.carries_ddl and statement.schema_change is not None:
-                        count.redelivered_changes += 1
-                continue
+            redelivery = statement.delivery > 0
             table = statement.table
             if table is not None:
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
@@ -191,24 +177,30 @@ def generate(
             row_lines = [_jsonl(row) for row in row_changes]
             schema_lines = [_jsonl(change) for change in schema_changes]
             for encoder in encoders:
+                writer, count = writers[encoder.name], counts[encoder.name]
+                lines = encoder.encode(statement)
+                for line in lines:
+                    writer.write(line)
+                count.lines += len(lines)
+                file = len(writer.files) - 1
+                changes = len(row_changes) + (len(schema_changes) if encoder.carries_ddl else 0)
+                if redelivery:
+                    count.restarts[-1] = (count.restarts[-1][0], file)
+                    count.redelivered_changes += changes
+                    continue
+                placed[encoder.name].append(file)
                 if encoder.keeps_times:
                     encoder_rows, encoder_schema = row_lines, schema_lines
                 else:
                     encoder_rows = [_jsonl(encoder.expected(row)) for row in row_changes]
                     encoder_schema = [_jsonl(encoder.expected(change)) for change in schema_changes]
-                lines = encoder.encode(statement)
-                for line in lines:
-                    writers[encoder.name].write(line)
-                placed[encoder.name].append(len(writers[encoder.name].files) - 1)
-                count = counts[encoder.name]
-                count.lines += len(lines)
                 rows_out, schema_out = expected[encoder.name]
                 rows_out.writelines(encoder_rows)
-                count.row_changes += len(encoder_rows)
+                count.row_changes += len(row_changes)
                 if encoder.carries_ddl:
                     schema_out.writelines(encoder_schema)
-                    count.schema_changes += len(encoder_schema)
-            bar.update()
+                    count.schema_changes += len(schema_changes)
+            bar.update(0 if redelivery else 1)
     finally:
         bar.close()
         for writer in writers.values():

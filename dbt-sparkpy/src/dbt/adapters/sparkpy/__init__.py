@@ -1,10 +1,9 @@
 """dbt plugin entry point for adapter type ``sparkpy`` (extends dbt-spark)."""
 
 from dbt.adapters.base import AdapterPlugin
-from dbt.include import sparkpy
-
 from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
 from dbt.adapters.sparkpy.impl import SparkpyAdapter
+from dbt.include import sparkpy
 
 Plugin = AdapterPlugin(
     adapter=SparkpyAdapter,  # type: ignore[arg-type]

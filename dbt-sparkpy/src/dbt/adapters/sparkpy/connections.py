@@ -43,7 +43,6 @@ class SparkpyConnectionManager(SparkConnectionManager):
         connection = super().open(connection)
         # Imported here, as dbt-spark does: only the session method needs pyspark at this point.
         from dbt.adapters.spark.session import SessionConnectionWrapper
-
         from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
 
         if isinstance(connection.handle, SessionConnectionWrapper):

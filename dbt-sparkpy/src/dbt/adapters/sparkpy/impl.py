@@ -5,7 +5,6 @@ from typing import Any, Dict, Type
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.spark import SparkAdapter
 from dbt.adapters.spark.connections import SparkConnectionMethod
-
 from dbt.adapters.sparkpy.connections import SparkpyConnectionManager
 from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
 

@@ -11,9 +11,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from dbt.adapters.base import PythonJobHelper
-from dbt_common.exceptions import DbtRuntimeError
-
 from dbt.adapters.sparkpy.connections import SparkpyCredentials
+from dbt_common.exceptions import DbtRuntimeError
 
 if TYPE_CHECKING:  # pyspark is imported lazily: non-session targets don't need it.
     from pyspark.sql import SparkSession

@@ -22,11 +22,10 @@ from cdc_tools.generator.model import Statement
 from cdc_tools.generator.mutation_rules import (
     CANAL_DDL,
     CANAL_ROW,
-    FormatRules,
     JSON_MUTATIONS,
+    FormatRules,
     add_to_images,
     canal_missing,
-    get,
     rejected,
 )
 

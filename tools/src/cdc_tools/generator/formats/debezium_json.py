@@ -33,7 +33,7 @@ from typing import Any
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.formats._table_changes import CHANGE_TYPES
 from cdc_tools.generator.model import Column, Row, Statement, Table
-from cdc_tools.generator.mutation_rules import FormatRules, JSON_MUTATIONS, Message, Path, get
+from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, get
 
 NAME = "debezium_json"
 CARRIES_DDL = True

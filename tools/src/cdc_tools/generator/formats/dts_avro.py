@@ -32,7 +32,6 @@ from cdc_tools.generator.mutation_rules import (
     Path,
     add_to_avro_images,
     enum_symbols,
-    get,
     image_value_unions,
     rejected,
     union_fields,

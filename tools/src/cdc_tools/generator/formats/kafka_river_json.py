@@ -15,7 +15,7 @@ from typing import Any
 
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Statement, Table
-from cdc_tools.generator.mutation_rules import FormatRules, JSON_MUTATIONS, Message, Path, get, rejected
+from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, rejected
 
 NAME = "kafka_river_json"
 CARRIES_DDL = False
