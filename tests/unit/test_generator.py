@@ -8,6 +8,7 @@ import base64
 import io
 import json
 from collections import Counter
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -486,6 +487,47 @@ def test_kafka_river_json_encodings() -> None:
     assert encode("kafka_river_json", ALTER) == []
 
 
+# -------------------------------------------------------------------------- maxwell_json
+
+
+def test_maxwell_json_encodings() -> None:
+    # seq 3 (odd): no primary_key_columns; numbers as JSON numbers, the decimal with its scale.
+    [insert] = FORMATS["maxwell_json"].encode(INSERT)
+    assert insert == (
+        '{"database":"db","table":"t","type":"insert","ts":1700000000,"xid":1003,"commit":true,'
+        '"position":"mysql-bin.000003:154","data":{"id":1,"price":-12.34,"at":"2024-01-02 03:04:05.123457",'
+        '"d":"2024-02-29","name":"Zoë \\"q\\""}}'
+    )
+    # seq 4 (even), two rows: `xoffset` 0, then the last row's `commit`; `old` the changed columns.
+    first, second = encode("maxwell_json", UPDATE)
+    assert (first["xoffset"], "commit" in first, second["commit"], "xoffset" in second) == (0, False, True, False)
+    assert first["primary_key_columns"] == ["id"]
+    assert (first["old"], second["old"]) == ({"name": 'Zoë "q"'}, {"price": None})
+    assert second["data"] == {"id": 2, "price": 1.05, "at": "1970-01-01 00:00:01.000001", "d": None, "name": ""}
+    [delete] = encode("maxwell_json", DELETE)
+    assert (delete["type"], "old" in delete, delete["data"]["price"]) == ("delete", False, 1.05)
+    # DDL: the table's definition after it, `ts` in milliseconds of whole seconds.
+    assert encode("maxwell_json", ALTER) == [
+        {
+            "type": "table-alter",
+            "database": "db",
+            "table": "t",
+            "def": {
+                "database": "db",
+                "charset": "utf8mb4",
+                "table": "t",
+                "columns": [{"type": c.type.kind, "name": c.name} for c in T.columns],
+                "primary-key": ["id"],
+            },
+            "ts": 1700000003000,
+            "sql": "ALTER TABLE `t` ADD COLUMN `d` date",
+            "position": "mysql-bin.000003:900",
+        }
+    ]
+    truncate = replace(ALTER, schema_change=SchemaChange("TRUNCATE", "db", "t", "TRUNCATE TABLE `t`"))
+    assert encode("maxwell_json", truncate) == []  # Maxwell ignores TRUNCATE
+
+
 # ------------------------------------------------------------------ expected results
 
 
@@ -668,6 +710,14 @@ def _decode(format_name: str, line: str) -> list[tuple]:
         source = payload["source"]
         key = KEYS[(source["db"], source["table"])]  # a Debezium value carries no key names
         return [_row(op, source["db"], source["table"], key, decode(payload["before"]), decode(payload["after"]))]
+    if format_name == "maxwell_json":
+        value = json.loads(line, parse_int=str, parse_float=str)  # a number's text, as staging keeps it
+        if value["type"] not in ("insert", "update", "delete"):
+            return []
+        op, data = value["type"].upper(), value["data"]
+        key = KEYS[(value["database"], value["table"])]  # not every message names its key
+        before = {**data, **value["old"]} if op == "UPDATE" else data if op == "DELETE" else None
+        return [_row(op, value["database"], value["table"], key, before, None if op == "DELETE" else data)]
     assert format_name == "kafka_river_json"
     op = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}[value["event"]]
     image = {c["n"]: c.get("v") for c in value["columns"]}

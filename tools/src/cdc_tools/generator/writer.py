@@ -173,9 +173,8 @@ def generate(
             if table is not None:
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
             row_changes = expected_row_changes(statement)
-            schema_changes = expected_schema_changes(statement)
             row_lines = [_jsonl(row) for row in row_changes]
-            schema_lines = [_jsonl(change) for change in schema_changes]
+            schema_changes = expected_schema_changes(statement)
             for encoder in encoders:
                 writer, count = writers[encoder.name], counts[encoder.name]
                 lines = encoder.encode(statement)
@@ -183,23 +182,18 @@ def generate(
                     writer.write(line)
                 count.lines += len(lines)
                 file = len(writer.files) - 1
-                changes = len(row_changes) + (len(schema_changes) if encoder.carries_ddl else 0)
+                sent_schema_changes = encoder.sent_schema_changes(schema_changes)
                 if redelivery:
                     count.restarts[-1] = (count.restarts[-1][0], file)
-                    count.redelivered_changes += changes
+                    count.redelivered_changes += len(row_changes) + len(sent_schema_changes)
                     continue
                 placed[encoder.name].append(file)
-                if encoder.keeps_times:
-                    encoder_rows, encoder_schema = row_lines, schema_lines
-                else:
-                    encoder_rows = [_jsonl(encoder.expected(row)) for row in row_changes]
-                    encoder_schema = [_jsonl(encoder.expected(change)) for change in schema_changes]
+                encoder_rows = row_lines if encoder.keeps_times else [_jsonl(encoder.expected(r)) for r in row_changes]
                 rows_out, schema_out = expected[encoder.name]
                 rows_out.writelines(encoder_rows)
                 count.row_changes += len(row_changes)
-                if encoder.carries_ddl:
-                    schema_out.writelines(encoder_schema)
-                    count.schema_changes += len(schema_changes)
+                schema_out.writelines(_jsonl(encoder.expected(change)) for change in sent_schema_changes)
+                count.schema_changes += len(sent_schema_changes)
             bar.update(0 if redelivery else 1)
     finally:
         bar.close()

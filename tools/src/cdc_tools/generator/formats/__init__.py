@@ -15,9 +15,9 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, get_args
 
-from cdc_tools.generator.model import Statement
+from cdc_tools.generator.model import DdlKind, Statement
 from cdc_tools.generator.mutation_rules import FormatRules
 
 
@@ -25,7 +25,8 @@ from cdc_tools.generator.mutation_rules import FormatRules
 class Encoder:
     """`event_time_resolution_ms` and `carries_emit_time` (module constants
     EVENT_TIME_RESOLUTION_MS, CARRIES_EMIT_TIME; default 1 and True) say what the format's
-    times can hold, so its expected facts are the logical times as it can carry them."""
+    times can hold, so its expected facts are the logical times as it can carry them;
+    `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends."""
 
     name: str
     carries_ddl: bool
@@ -34,6 +35,7 @@ class Encoder:
     avro_schema: dict[str, Any] | None = None
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
+    ddl_kinds: frozenset[str] = frozenset(get_args(DdlKind))
 
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
@@ -45,7 +47,12 @@ class Encoder:
             getattr(module, "AVRO_SCHEMA", None),
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
+            getattr(module, "DDL_KINDS", frozenset(get_args(DdlKind))),
         )
+
+    def sent_schema_changes(self, schema_changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The expected schema changes this format sends."""
+        return [change for change in schema_changes if self.carries_ddl and change["ddl_kind"] in self.ddl_kinds]
 
     @property
     def keeps_times(self) -> bool:
