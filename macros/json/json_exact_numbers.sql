@@ -4,7 +4,9 @@
     hold one. Integers are left as they are: the typed fields (times, ids) read them. -#}
 {% macro json_exact_numbers(json) -%}
     if(
-        {{ json }} rlike '[:,\\[]\\s*-?[0-9]+[.eE]',
+        -- A cheap test first: a fractional or exponent number followed by a delimiter, which a
+        -- time inside a string ("05:24:37.625") is not.
+        {{ json }} rlike '[:,\\[]\\s*-?[0-9]+(\\.[0-9]+([eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+)\\s*[,}\\]]',
         replace(replace(array_join(
             transform(
                 -- Split at quotes: the even parts are outside strings.

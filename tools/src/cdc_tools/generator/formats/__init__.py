@@ -20,6 +20,8 @@ from typing import Any, get_args
 from cdc_tools.generator.model import DdlKind, Statement
 from cdc_tools.generator.mutation_rules import FormatRules
 
+ALL_DDL_KINDS = frozenset(get_args(DdlKind))
+
 
 @dataclass(frozen=True)
 class Encoder:
@@ -35,7 +37,7 @@ class Encoder:
     avro_schema: dict[str, Any] | None = None
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
-    ddl_kinds: frozenset[str] = frozenset(get_args(DdlKind))
+    ddl_kinds: frozenset[str] = ALL_DDL_KINDS
 
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
@@ -47,7 +49,7 @@ class Encoder:
             getattr(module, "AVRO_SCHEMA", None),
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
-            getattr(module, "DDL_KINDS", frozenset(get_args(DdlKind))),
+            getattr(module, "DDL_KINDS", ALL_DDL_KINDS),
         )
 
     def sent_schema_changes(self, schema_changes: list[dict[str, Any]]) -> list[dict[str, Any]]:

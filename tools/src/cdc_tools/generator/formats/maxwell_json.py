@@ -43,21 +43,15 @@ def _object(fields: list[tuple[str, str]]) -> str:
     return "{" + ",".join(f"{dumps(name)}:{value}" for name, value in fields) + "}"
 
 
+def _value(table: Table, name: str, text: str | None) -> str:
+    """A value's canonical text as Maxwell writes it: a number as a JSON number."""
+    if text is None or table.column(name).type.kind not in NUMERIC_KINDS:
+        return dumps(text)
+    return text
+
+
 def _row(table: Table, text: dict[str, str | None], columns: tuple[str, ...]) -> str:
-    """Columns of a row's canonical text as Maxwell writes them: numbers as JSON numbers."""
-    return _object(
-        [
-            (
-                name,
-                "null"
-                if text[name] is None
-                else text[name]
-                if table.column(name).type.kind in NUMERIC_KINDS
-                else dumps(text[name]),
-            )
-            for name in columns
-        ]
-    )
+    return _object([(name, _value(table, name, text[name])) for name in columns])
 
 
 def _definition(table: Table) -> dict[str, Any]:
