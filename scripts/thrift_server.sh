@@ -49,6 +49,7 @@ up() {
         --conf "spark.sql.warehouse.dir=$state/warehouse" \
         --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true" \
         --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state" \
+        --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem \
         --hiveconf hive.server2.thrift.bind.host=127.0.0.1 \
         --hiveconf "hive.server2.thrift.port=$THRIFT_PORT" \
         spark-internal >"$LOG_FILE" 2>&1 < /dev/null &

@@ -99,9 +99,10 @@
 {%- endmacro %}
 
 
-{#- `timestamp`, epoch seconds (004); 0 or less is unknown. -#}
+{#- `timestamp`, epoch seconds (004; a clock in another unit is read as `epoch_to_timestamp`
+    tells it); 0 or less is unknown. -#}
 {% macro oms_avro_event_at(timestamp) -%}
-    if({{ oms_avro_union_value(timestamp) }} > 0, timestamp_seconds({{ oms_avro_union_value(timestamp) }}), null)
+    {{ epoch_to_timestamp(oms_avro_union_value(timestamp)) }}
 {%- endmacro %}
 
 
@@ -287,7 +288,9 @@
             {{ oms_avro_value_error('invalid_datetime') }}
         )
         when {{ branch }} = 'TimestampObject' then case
-            when {{ epoch }} is null or not coalesce({{ part.nanos }} between 0 and 999999999, false)
+            -- Seconds of the years 1 to 9999: any other value is no MySQL TIMESTAMP (and would overflow).
+            when not coalesce({{ epoch }} between -62135596800 and 253402300799, false)
+                or not coalesce({{ part.nanos }} between 0 and 999999999, false)
                 then {{ oms_avro_value_error('invalid_timestamp') }}
             when not {{ is_time_zone(zone) }} then {{ oms_avro_value_error('invalid_time_zone') }}
             else {{ oms_avro_value_text(

@@ -1,14 +1,19 @@
 {#- Registers the landing sources of every format in var('cdc_formats') over its folder below
-    var('landing_root'): `landed_lines`, one row per line of the files its `lines` glob matches
-    (all files when absent), and where it lands binary Avro containers, `landed_container_files`,
-    one row per file its `containers` glob matches. `dbt compile --no-introspect` runs no
-    queries, so it compiles without a warehouse. -#}
+    var('landing_root'), subfolders included (Kafka Connect sinks write `partition=N/` folders):
+    `landed_lines`, one row per line of the files its `lines` glob matches (all files when
+    absent), and where it lands binary Avro containers, `landed_container_files`, one row per
+    file its `containers` glob matches; and the listing of every file in the folder, to account
+    for those not read. `dbt compile --no-introspect` runs no queries, so it compiles without a
+    warehouse. -#}
 {% macro create_landing_tables() %}
     {%- if execute and flags.INTROSPECT is not false -%}
         {%- set landing_root = absolute_path(var('landing_root')) -%}
         {%- for format, landing in var('cdc_formats').items() -%}
             {%- set folder = landing_root ~ '/' ~ format -%}
-            {%- do create_landing_table(landing_source(format, 'landed_lines'), folder, landing.lines) -%}
+            {%- set lines = landing_source(format, 'landed_lines') -%}
+            {%- do create_landing_table(lines, folder, landing.lines) -%}
+            {%- do run_query('drop table if exists ' ~ landing_listing_table(lines)) -%}
+            {%- do run_query(landing_files_table_sql(landing_listing_table(lines), folder, data_source='binaryFile')) -%}
             {%- if landing.containers -%}
                 {%- do create_landing_table(
                     landing_source(format, 'landed_container_files'), folder, landing.containers, 'binaryFile'
@@ -20,8 +25,12 @@
 {% endmacro %}
 
 
-{#- The source node a format declares for its landing table `table` (its YAML, under models/staging). -#}
+{#- The source node a format declares for its landing table `table` (its YAML, under models/staging).
+    While dbt parses, the graph is empty and no SQL runs: a node without names. -#}
 {% macro landing_source(format, table) -%}
+    {%- if not execute -%}
+        {{ return({'schema': none, 'identifier': none}) }}
+    {%- endif -%}
     {%- for node in graph.sources.values() if node.source_name == format and node.name == table -%}
         {{ return(node) }}
     {%- endfor -%}
@@ -51,6 +60,17 @@
 {%- endmacro %}
 
 
+{#- The table listing every file of a format's folder (whatever its name; Spark and Hadoop skip
+    names starting with `.` or `_`), beside its `landed_lines` source (a source node or relation):
+    a binaryFile table whose content is never read when only its path, length and time are. -#}
+{% macro landing_listing_table(landing) -%}
+    {{ return(landing.schema ~ '.' ~ landing.identifier ~ '__listing') }}
+{%- endmacro %}
+
+
+{#- Files below the folder, in subfolders too, read as they are: a `key=value` folder is a folder,
+    not a partition column. A text file that cannot be read to its end (a truncated gzip) is left
+    out rather than failing the build; the listing reports it. -#}
 {% macro landing_files_table_sql(files_table, folder, glob=none, data_source='text') -%}
     create table {{ files_table }}
     {%- if data_source == 'text' %} (value string){% endif %}
@@ -61,7 +81,9 @@
         {%- endif %}
         {%- if data_source == 'text' %}
         wholetext 'true',
+        ignoreCorruptFiles 'true',
         {%- endif %}
+        recursiveFileLookup 'true',
         path {{ string_literal(folder) }}
     )
 {%- endmacro %}
@@ -78,7 +100,8 @@
 
 
 {#- Line numbers need the whole file, so the table reads files whole and the view splits them.
-    A final line terminator ends the last line; it does not start an empty one. -#}
+    A final line terminator ends the last line; it does not start an empty one. A UTF-8 byte
+    order mark is not part of the first line. -#}
 {% macro landing_lines_view_sql(view, files_table) -%}
     create or replace view {{ view }} as
     select
@@ -90,7 +113,7 @@
     lateral view posexplode(
         case
             when files.value = '' then array()
-            else split(regexp_replace(files.value, '\\r?\\n\\z', ''), '\\r?\\n')
+            else split(regexp_replace(files.value, '^\\uFEFF|\\r?\\n\\z', ''), '\\r?\\n')
         end
     ) line as pos, col
 {%- endmacro %}

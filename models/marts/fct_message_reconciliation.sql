@@ -19,6 +19,7 @@ outcomes as (
         count_if(disposition = 'schema_change') as schema_change_messages,
         count_if(disposition = 'skipped') as skipped_messages,
         count_if(disposition = 'rejected') as rejected_messages,
+        max(landed_at) as landed_at,
         max(loaded_at) as loaded_at
     from {{ ref('int_messages') }}
     where {{ new_rows }}
@@ -58,6 +59,7 @@ select
     outcomes.skipped_messages,
     outcomes.rejected_messages,
     coalesce(redeliveries.redelivered_changes, 0) as redelivered_changes,
+    outcomes.landed_at,
     outcomes.loaded_at
 from outcomes
 left join redeliveries

@@ -42,6 +42,7 @@ MARTS = (
     "fct_schema_changes",
     "fct_rejected_messages",
     "fct_message_reconciliation",
+    "fct_landed_files",
     "dim_row_versions",
     "dim_current_rows",
     "dim_keyless_tables",

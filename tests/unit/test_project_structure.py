@@ -244,6 +244,7 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         "fct_schema_changes": {("unique", "change_id"), ("not_null", "change_id")},
         "fct_rejected_messages": {("unique_combination", None)},
         "fct_message_reconciliation": {("unique", "file_path"), ("not_null", "file_path")},
+        "fct_landed_files": {("unique", "file_path"), ("not_null", "file_path")},
         "dim_row_versions": {("unique", "opened_by_change_id"), ("not_null", "opened_by_change_id")},
         "dim_current_rows": {("unique_combination", None), ("unique", "last_change_id")},
         "dim_keyless_tables": {("unique_combination", None)},
@@ -252,6 +253,7 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         "fct_row_changes": {"operation"},
         "fct_schema_changes": {"ddl_kind"},
         "fct_rejected_messages": {"reason"},
+        "fct_landed_files": {"outcome"},
         "dim_row_versions": {"opened_by_operation", "closed_by_operation"},
     }
     for mart in _marts(manifest):
