@@ -66,9 +66,9 @@ spelled as (
             'after_image', after_image
         )) as row_images,
         false as before_images_are_partial,
+        coalesce(event.op = 'r', false) as is_snapshot,
         -- Postgres may send an UPDATE without its old row (REPLICA IDENTITY DEFAULT).
         not is_postgres as old_images_expected,
-        coalesce(event.op = 'r', false) as is_snapshot,
         {{ connect_column_types('row_fields', 'type_names') }} as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         if(table_changes._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,
