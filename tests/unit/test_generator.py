@@ -443,9 +443,10 @@ def test_connect_decimal_is_minimal_big_endian_twos_complement(value: str, expec
 def test_connect_decimal_round_trips_keeping_the_scale(value: str) -> None:
     decimal = Decimal(value)
     scale = -decimal.as_tuple().exponent
-    decoded = decode_connect_decimal(connect_decimal(decimal, scale), scale)
+    encoded = connect_decimal(decimal, scale)
+    decoded = decode_connect_decimal(encoded, scale)
     assert decoded == decimal and str(decoded) == str(decimal)
-    assert int.from_bytes(base64.b64decode(connect_decimal(decimal, scale)), "big", signed=True) == int(decimal.scaleb(scale))
+    assert int.from_bytes(base64.b64decode(encoded), "big", signed=True) == int(decimal.scaleb(scale))
 
 
 def test_connect_decimal_is_unscaled_at_the_column_scale_not_the_values() -> None:

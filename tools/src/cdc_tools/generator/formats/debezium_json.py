@@ -356,14 +356,16 @@ def _debezium_add_column(message: Message, column: str, value: Any) -> None:
 RULES = FormatRules(
     name="debezium_json",
     operation=("op",),
-    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a"}),
+    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a", "m"}),
     fields={
         ("op",): frozenset({"string"}),
         ("ts_ms",): frozenset({"integer"}),
         ("before",): frozenset({"object"}),
         ("after",): frozenset({"object"}),
         ("source",): frozenset({"object"}),
+        ("source", "connector"): frozenset({"string"}),
         ("source", "db"): frozenset({"string"}),
+        ("source", "schema"): frozenset({"string"}),
         ("source", "table"): frozenset({"string"}),
         ("source", "file"): frozenset({"string"}),
         ("source", "pos"): frozenset({"integer"}),
