@@ -127,16 +127,21 @@
 
 
 {#- A `before` or `after` image as column to text, NULL when absent or empty (an empty image,
-    as in 002's insert, is no image), values decoded by the envelope's row schema. A column
-    whose value is the connector's placeholder for a value it did not send (an unchanged
-    TOASTed Postgres value) is left out, so that replicas keep its previous value. -#}
+    as in 002's insert, is no image), values decoded by the envelope's row schema. -#}
 {% macro debezium_json_image(image, row_fields) -%}
     case
-        when size({{ image }}) > 0 then map_filter(
-            {{ connect_image_as_text(image, row_fields) }},
-            (column_name, value) -> value is null or not array_contains({{ debezium_json_unavailable_values() }}, value)
-        )
+        when size({{ image }}) > 0 then {{ connect_image_as_text(image, row_fields) }}
     end
+{%- endmacro %}
+
+
+{#- An image without the columns whose value is the connector's placeholder for a value it did
+    not send (an unchanged TOASTed Postgres value), so that replicas keep their previous value. -#}
+{% macro debezium_json_sent_columns(image) -%}
+    map_filter(
+        {{ image }},
+        (column_name, value) -> value is null or not array_contains({{ debezium_json_unavailable_values() }}, value)
+    )
 {%- endmacro %}
 
 

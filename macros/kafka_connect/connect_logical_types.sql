@@ -2,7 +2,8 @@
     schema names (`field_schema` is one entry of the row struct's `fields`), or as bytes where
     its type is BYTES without a logical type. Values of other types, and values that are not
     what their type says, keep their JSON text. -#}
-{% macro connect_value_as_text(value_text, field_schema) -%}
+{% macro connect_value_as_text(value, field_schema) -%}
+    {%- set value_text = 'cast(' ~ value ~ ' as string)' -%}
     {%- set logical_type = field_schema ~ '.name' -%}
     {#- Durations and instants by logical type: the units of a second their count is in. -#}
     {%- set durations = {
@@ -18,7 +19,7 @@
             when {{ logical_type }} = 'org.apache.kafka.connect.data.Decimal'
                 then {{ connect_decimal_text(value_text, 'try_cast(' ~ field_schema ~ ".parameters['scale'] as int)") }}
             when {{ logical_type }} = 'io.debezium.data.VariableScaleDecimal'
-                then {{ connect_variable_scale_decimal_text(value_text) }}
+                then {{ connect_variable_scale_decimal_text(value) }}
             when {{ logical_type }} in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
                 then {{ connect_date_text('cast(' ~ value_text ~ ' as int)') }}
             {%- for name, units in durations.items() %}
@@ -47,7 +48,7 @@
             try_element_at(
                 transform(
                     filter({{ row_fields }}, field_schema -> field_schema.field = column_name),
-                    field_schema -> {{ connect_value_as_text('cast(value as string)', 'field_schema') }}
+                    field_schema -> {{ connect_value_as_text('value', 'field_schema') }}
                 ),
                 1
             ),

@@ -57,23 +57,21 @@
     complement bytes (any length), and `parameters.scale`. Gives exact text with every digit of
     its scale, e.g. "-10.50", "12345.110". A negative value's magnitude is its inverted bytes plus
     one; the point goes `scale` digits from the right, after left-padding with zeros (5 at scale
-    2 is 0.05). Cut by position, not by a regular expression, so a large scale costs its length
-    only; a scale above Postgres's largest (16383) is not a decimal's and is not decoded. -#}
+    2 is 0.05). Cut by position, not by a regular expression (which backtracks over a large
+    scale's digits); a scale above Postgres's largest (16383) is not a decimal's, not decoded. -#}
 {% macro connect_decimal_text(value_text, scale) -%}
     {%- set bytes = connect_base64_bytes(value_text) -%}
     {%- set is_negative = 'hex(' ~ bytes ~ ") rlike '^[89A-F]'" -%}
     {%- set magnitude_bytes = 'transform(' ~ byte_values(bytes) ~ ', byte_value -> if(' ~ is_negative ~ ', 255 - byte_value, byte_value))' -%}
-    {%- set digits = limbs_digits(limbs_times_plus(limbs_from_bytes(magnitude_bytes), 1, 'if(' ~ is_negative ~ ', 1, 0)')) -%}
-    case when {{ bytes }} is not null and {{ scale }} between 0 and {{ connect_decimal_max_scale() }} then concat(
-        if({{ is_negative }}, '-', ''),
-        element_at(transform(
-            array(concat(repeat('0', {{ scale }}), {{ digits }})),
-            padded -> concat(
-                coalesce(nullif(regexp_replace(left(padded, length(padded) - {{ scale }}), '^0+', ''), ''), '0'),
-                if({{ scale }} > 0, concat('.', right(padded, {{ scale }})), '')
-            )
-        ), 1)
-    ) end
+    {#- The digits (no leading zeros) are computed once, bound to a lambda's argument. -#}
+    case when {{ bytes }} is not null and {{ scale }} between 0 and {{ connect_decimal_max_scale() }} then element_at(transform(
+        array({{ limbs_digits(limbs_times_plus(limbs_from_bytes(magnitude_bytes), 1, 'if(' ~ is_negative ~ ', 1, 0)')) }}),
+        digits -> concat(
+            if({{ is_negative }}, '-', ''),
+            if(length(digits) > {{ scale }}, left(digits, length(digits) - {{ scale }}), '0'),
+            if({{ scale }} > 0, concat('.', lpad(right(digits, {{ scale }}), {{ scale }}, '0')), '')
+        )
+    ), 1) end
 {%- endmacro %}
 
 
@@ -83,13 +81,10 @@
 {%- endmacro %}
 
 
-{#- io.debezium.data.VariableScaleDecimal (Postgres NUMERIC without a declared scale): the JSON
-    text of a struct of `scale` and `value` (an unscaled Decimal value), as exact text. -#}
-{% macro connect_variable_scale_decimal_text(value_text) -%}
-    {{ connect_decimal_text(
-        "get_json_object(" ~ value_text ~ ", '$.value')",
-        "try_cast(get_json_object(" ~ value_text ~ ", '$.scale') as int)"
-    ) }}
+{#- io.debezium.data.VariableScaleDecimal (Postgres NUMERIC without a declared scale): a struct
+    of `scale` and `value` (an unscaled Decimal value), as exact text. -#}
+{% macro connect_variable_scale_decimal_text(value) -%}
+    {{ connect_decimal_text(json_value_get(value, '$.value', 'string'), json_value_get(value, '$.scale', 'int')) }}
 {%- endmacro %}
 
 

@@ -20,8 +20,8 @@ events as (
         nullif(event.ddl, '') as sql_text,
         try_element_at(table_changes.tableChanges, 1) as table_change,
         coalesce(event.source.connector = 'postgresql', false) as is_postgres,
-        {{ debezium_json_image('event.before', 'row_fields') }} as before_image,
-        {{ debezium_json_image('event.after', 'row_fields') }} as after_image
+        {{ debezium_json_image('event.before', 'row_fields') }} as decoded_before_image,
+        {{ debezium_json_image('event.after', 'row_fields') }} as decoded_after_image
     from (
         select
             *,
@@ -30,6 +30,18 @@ events as (
         from (select *, {{ debezium_json_payload('message') }} as event from messages)
     )
     cross join {{ lookup_map(ref('debezium_connect_types'), 'connect_type', 'mysql_type', 'type_names') }} as type_names
+
+),
+
+-- Only the columns the connector sent (a step of its own: the whole as one expression is nested
+-- deeper than sqlfluff's parser reaches).
+images as (
+
+    select
+        *,
+        {{ debezium_json_sent_columns('decoded_before_image') }} as before_image,
+        {{ debezium_json_sent_columns('decoded_after_image') }} as after_image
+    from events
 
 ),
 
@@ -73,7 +85,7 @@ spelled as (
         cast(null as map <string, int>) as column_jdbc_types,
         if(table_changes._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
-    from events
+    from images
 
 )
 
