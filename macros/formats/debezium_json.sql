@@ -1,14 +1,15 @@
-{#- A Debezium change event value (002 "Debezium Envelope", Debezium's MySQL connector) as the
-    Kafka Connect JSON converter writes it: the payload itself, or {"schema": ..., "payload": ...}.
-    One schema reads both: the payload's fields at the top, and the envelope's `schema` (only the
-    row struct's column fields, whose logical types say how to decode a value) and `payload`.
+{#- A Debezium change event value (002 "Debezium Envelope", Debezium's MySQL and PostgreSQL
+    connectors) as the Kafka Connect JSON converter writes it: the payload itself, or
+    {"schema": ..., "payload": ...}. One schema reads both: the payload's fields at the top, and
+    the envelope's `schema` (only the row struct's column fields, whose types and logical types
+    say how to decode a value and name its column type) and `payload`.
     `tableChanges` is an array in Debezium and an object in 002, so it is read as JSON text. -#}
 {% macro debezium_json_message_schema() -%}
     struct<
         {{ debezium_json_payload_fields() }},
         `schema`: struct<`fields`: array<struct<
             `field`: string,
-            `fields`: array<struct<`field`: string, `name`: string, `parameters`: map<string, string>>>
+            `fields`: array<struct<`field`: string, `type`: string, `name`: string, `parameters`: map<string, string>>>
         >>>,
         `payload`: struct<{{ debezium_json_payload_fields() }}>,
         `_corrupt_record`: string
@@ -17,15 +18,15 @@
 
 
 {#- The payload fields the project reads; the rest are ignored. `transaction` is there when the
-    connector provides transaction metadata. -#}
+    connector provides transaction metadata; `source.schema`, `lsn` and `txId` are Postgres's. -#}
 {% macro debezium_json_payload_fields() -%}
     `op`: string,
     `ts_ms`: bigint,
     `before`: {{ json_image_type() }},
     `after`: {{ json_image_type() }},
     `source`: struct<
-        `db`: string, `table`: string, `file`: string, `pos`: bigint, `row`: int, `gtid`: string,
-        `lsn`: bigint, `txId`: bigint, `ts_ms`: bigint
+        `connector`: string, `db`: string, `schema`: string, `table`: string, `file`: string, `pos`: bigint,
+        `row`: int, `gtid`: string, `lsn`: bigint, `txId`: bigint, `ts_ms`: bigint
     >,
     `transaction`: struct<`id`: string, `total_order`: string>,
     `databaseName`: string,
@@ -36,7 +37,9 @@
 
 {#- The payload's text fields, which must hold strings (json_object_rejection_reason), wrapped or not. -#}
 {% macro debezium_json_text_fields() -%}
-    {%- set fields = ['op', 'ddl', 'databaseName', 'source.db', 'source.table', 'source.file'] -%}
+    {%- set fields = [
+        'op', 'ddl', 'databaseName', 'source.connector', 'source.db', 'source.schema', 'source.table', 'source.file'
+    ] -%}
     {%- set wrapped = [] -%}
     {%- for field in fields %}{% do wrapped.append('payload.' ~ field) %}{% endfor -%}
     {{ return(fields + wrapped) }}
@@ -72,11 +75,13 @@
 
 {#- Debezium `op` codes by what they carry: c create, u update, d delete, r snapshot read and
     002's i insert are row changes; t truncate and 002's a alter are schema changes, as is a
-    schema change topic event, which has no `op` at all but a statement or `tableChanges`. -#}
+    schema change topic event, which has no `op` at all but a statement or `tableChanges`;
+    Postgres's m (a logical decoding message, pg_logical_emit_message) changes no table. -#}
 {% macro debezium_json_event_kind(payload) -%}
     case
         when {{ payload }}.op in ('c', 'r', 'i', 'u', 'd') then 'row_change'
         when {{ payload }}.op in ('t', 'a') then 'schema_change'
+        when {{ payload }}.op = 'm' then 'control'
         when {{ payload }}.op is null and ({{ payload }}.ddl is not null or {{ payload }}.tableChanges is not null)
             then 'schema_change'
     end
@@ -101,12 +106,76 @@
 {%- endmacro %}
 
 
-{#- A `before` or `after` image as column-to-text, NULL when absent or empty (an empty image,
+{#- Where a change's table is: a MySQL table is in `source.db` (a schema change event's
+    `databaseName` where it has none); a Postgres table (`source.connector` postgresql) in
+    `source.db`.`source.schema`, so that two schemas' tables of one name stay apart. NULL when
+    empty. -#}
+{% macro debezium_json_database_name(payload, is_postgres) -%}
+    if(
+        {{ is_postgres }},
+        concat(nullif({{ payload }}.source.db, ''), '.', nullif({{ payload }}.source.schema, '')),
+        coalesce(nullif({{ payload }}.source.db, ''), nullif({{ payload }}.databaseName, ''))
+    )
+{%- endmacro %}
+
+
+{#- The row struct's column fields from the envelope schema (`before`'s, else `after`'s); NULL
+    without a schema. -#}
+{% macro debezium_json_row_fields(message) -%}
+    try_element_at(filter({{ message }}.schema.fields, row_struct -> row_struct.field in ('before', 'after')), 1).fields
+{%- endmacro %}
+
+
+{#- A `before` or `after` image as column to text, NULL when absent or empty (an empty image,
     as in 002's insert, is no image), values decoded by the envelope's row schema. -#}
-{% macro debezium_json_image(image, message) -%}
+{% macro debezium_json_image(image, row_fields) -%}
     case
-        when size({{ image }}) > 0 then {{ connect_image_as_text(
-            image, 'try_element_at(filter(' ~ message ~ ".schema.fields, row_struct -> row_struct.field in ('before', 'after')), 1).fields"
-        ) }}
+        when size({{ image }}) > 0 then {{ connect_image_as_text(image, row_fields) }}
+    end
+{%- endmacro %}
+
+
+{#- An image without the columns whose value is the connector's placeholder for a value it did
+    not send (an unchanged TOASTed Postgres value), so that replicas keep their previous value. -#}
+{% macro debezium_json_sent_columns(image) -%}
+    map_filter(
+        {{ image }},
+        (column_name, value) -> value is null or not array_contains({{ debezium_json_unavailable_values() }}, value)
+    )
+{%- endmacro %}
+
+
+{#- The forms Debezium gives its `unavailable.value.placeholder` (var
+    `debezium_unavailable_value_placeholder`; "hex:<octets>" names bytes) in, by column type:
+    its text; base64 of its bytes (a BYTES column read without its schema; with the schema
+    they decode to its ISO-8859-1 text); a text array holding it; an integer array of its
+    bytes (Java's signed bytes). -#}
+{% macro debezium_json_unavailable_values() -%}
+    {%- set placeholder = var('debezium_unavailable_value_placeholder') -%}
+    {%- if placeholder.startswith('hex:') -%}
+        {%- set bytes = 'unhex(' ~ string_literal(placeholder[4:]) ~ ')' -%}
+    {%- else -%}
+        {%- set bytes = 'encode(' ~ string_literal(placeholder) ~ ", 'UTF-8')" -%}
+    {%- endif -%}
+    array(
+        decode({{ bytes }}, 'UTF-8'),
+        decode({{ bytes }}, 'ISO-8859-1'),
+        base64({{ bytes }}),
+        to_json(array(decode({{ bytes }}, 'UTF-8'))),
+        concat('[', array_join(transform({{ byte_values(bytes) }}, byte_value -> if(byte_value > 127, byte_value - 256, byte_value)), ','), ']')
+    )
+{%- endmacro %}
+
+
+{#- An UPDATE's old row under Postgres's REPLICA IDENTITY DEFAULT is not sent (`before` null) or
+    holds only key columns: a `before` that lacks a column of the `after` is not the old row, so
+    it is unknown (NULL). Other images as they are. -#}
+{% macro debezium_json_old_image(op, before_image, after_image, is_postgres) -%}
+    case
+        when
+            {{ is_postgres }} and {{ op }} = 'u'
+            and not coalesce(forall(map_keys({{ after_image }}), column_name -> map_contains_key({{ before_image }}, column_name)), false)
+            then null
+        else {{ before_image }}
     end
 {%- endmacro %}

@@ -1,7 +1,9 @@
 {#- A row value's canonical text, decoded by the Kafka Connect / Debezium logical type its field
-    schema names (`field_schema` is one entry of the row struct's `fields`). Values of other
-    types, and values that are not what their type says, keep their JSON text. -#}
-{% macro connect_value_as_text(value_text, field_schema) -%}
+    schema names (`field_schema` is one entry of the row struct's `fields`), or as bytes where
+    its type is BYTES without a logical type. Values of other types, and values that are not
+    what their type says, keep their JSON text. -#}
+{% macro connect_value_as_text(value, field_schema) -%}
+    {%- set value_text = 'cast(' ~ value ~ ' as string)' -%}
     {%- set logical_type = field_schema ~ '.name' -%}
     {#- Durations and instants by logical type: the units of a second their count is in. -#}
     {%- set durations = {
@@ -15,7 +17,9 @@
     coalesce(
         case
             when {{ logical_type }} = 'org.apache.kafka.connect.data.Decimal'
-                then {{ connect_decimal_text(value_text, 'cast(' ~ field_schema ~ ".parameters['scale'] as int)") }}
+                then {{ connect_decimal_text(value_text, 'try_cast(' ~ field_schema ~ ".parameters['scale'] as int)") }}
+            when {{ logical_type }} = 'io.debezium.data.VariableScaleDecimal'
+                then {{ connect_variable_scale_decimal_text(value) }}
             when {{ logical_type }} in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
                 then {{ connect_date_text('cast(' ~ value_text ~ ' as int)') }}
             {%- for name, units in durations.items() %}
@@ -28,6 +32,7 @@
                 then {{ connect_zoned_timestamp_text(value_text) }}
             when {{ logical_type }} = 'io.debezium.data.Bits'
                 then {{ connect_bits_text(value_text) }}
+            when {{ logical_type }} is null and {{ field_schema }}.type = 'bytes' then {{ connect_bytes_text(value_text) }}
         end,
         {{ value_text }}
     )
@@ -43,11 +48,40 @@
             try_element_at(
                 transform(
                     filter({{ row_fields }}, field_schema -> field_schema.field = column_name),
-                    field_schema -> {{ connect_value_as_text('cast(value as string)', 'field_schema') }}
+                    field_schema -> {{ connect_value_as_text('value', 'field_schema') }}
                 ),
                 1
             ),
             cast(value as string)
         )
+    )
+{%- endmacro %}
+
+
+{#- Each column's source type from its field schema: its logical type's name in `type_names`
+    (a map from a seed), else its Kafka Connect type's, else the Kafka Connect type itself; a
+    Decimal's `connect.decimal.precision` and `scale` parameters follow as (p,s). NULL without
+    a schema, or unless the field names are distinct and named. -#}
+{% macro connect_column_types(row_fields, type_names) -%}
+    if(
+        size(array_distinct(array_compact(transform({{ row_fields }}, field_schema -> field_schema.field))))
+        = {{ array_size(row_fields) }},
+        map_from_entries(transform(
+            {{ row_fields }},
+            field_schema -> named_struct(
+                'key', field_schema.field,
+                'value', concat(
+                    coalesce(
+                        try_element_at({{ type_names }}, field_schema.name),
+                        try_element_at({{ type_names }}, field_schema.type),
+                        field_schema.type
+                    ),
+                    coalesce(concat(
+                        '(', field_schema.parameters['connect.decimal.precision'], ',', field_schema.parameters['scale'], ')'
+                    ), '')
+                )
+            )
+        )),
+        null
     )
 {%- endmacro %}

@@ -1,8 +1,9 @@
 {#- Kafka Connect BYTES values arrive base64-encoded. NULL unless the text is base64 of at least
-    one byte (Spark's unbase64 decodes garbage to garbage). -#}
+    one byte (Spark's unbase64 decodes garbage to garbage). Checked by its length and one
+    character class, which a long value (a BLOB) matches without backtracking or recursion. -#}
 {% macro connect_base64_bytes(value_text) -%}
     if(
-        {{ value_text }} rlike '^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$',
+        length({{ value_text }}) % 4 = 0 and {{ value_text }} rlike '^[A-Za-z0-9+/]+={0,2}$',
         unbase64({{ value_text }}),
         null
     )
@@ -53,24 +54,44 @@
 
 
 {#- org.apache.kafka.connect.data.Decimal: base64 of the unscaled value's big-endian two's
-    complement bytes (any length), and `parameters.scale`. Gives exact text, e.g. "-10.50". A
-    negative value's magnitude is its inverted bytes plus one; the point goes `scale` digits from
-    the right, after left-padding with zeros (5 at scale 2 is 0.05). -#}
+    complement bytes (any length), and `parameters.scale`. Gives exact text with every digit of
+    its scale, e.g. "-10.50", "12345.110". A negative value's magnitude is its inverted bytes plus
+    one; the point goes `scale` digits from the right, after left-padding with zeros (5 at scale
+    2 is 0.05). Cut by position, not by a regular expression (which backtracks over a large
+    scale's digits); a scale above Postgres's largest (16383) is not a decimal's, not decoded. -#}
 {% macro connect_decimal_text(value_text, scale) -%}
     {%- set bytes = connect_base64_bytes(value_text) -%}
     {%- set is_negative = 'hex(' ~ bytes ~ ") rlike '^[89A-F]'" -%}
     {%- set magnitude_bytes = 'transform(' ~ byte_values(bytes) ~ ', byte_value -> if(' ~ is_negative ~ ', 255 - byte_value, byte_value))' -%}
-    case when {{ bytes }} is not null and {{ scale }} >= 0 then concat(
-        if({{ is_negative }}, '-', ''),
-        regexp_replace(
-            concat(
-                repeat('0', {{ scale }}),
-                {{ limbs_digits(limbs_times_plus(limbs_from_bytes(magnitude_bytes), 1, 'if(' ~ is_negative ~ ', 1, 0)')) }}
-            ),
-            concat('^0*([0-9]+)([0-9]{', {{ scale }}, '})$'),
-            if({{ scale }} > 0, '$1.$2', '$1')
+    {#- The digits (no leading zeros) are computed once, bound to a lambda's argument. -#}
+    case when {{ bytes }} is not null and {{ scale }} between 0 and {{ connect_decimal_max_scale() }} then element_at(transform(
+        array({{ limbs_digits(limbs_times_plus(limbs_from_bytes(magnitude_bytes), 1, 'if(' ~ is_negative ~ ', 1, 0)')) }}),
+        digits -> concat(
+            if({{ is_negative }}, '-', ''),
+            if(length(digits) > {{ scale }}, left(digits, length(digits) - {{ scale }}), '0'),
+            if({{ scale }} > 0, concat('.', lpad(right(digits, {{ scale }}), {{ scale }}, '0')), '')
         )
-    ) end
+    ), 1) end
+{%- endmacro %}
+
+
+{#- The largest scale decoded: Postgres NUMERIC's (MySQL DECIMAL's is 30). -#}
+{% macro connect_decimal_max_scale() -%}
+    16383
+{%- endmacro %}
+
+
+{#- io.debezium.data.VariableScaleDecimal (Postgres NUMERIC without a declared scale): a struct
+    of `scale` and `value` (an unscaled Decimal value), as exact text. -#}
+{% macro connect_variable_scale_decimal_text(value) -%}
+    {{ connect_decimal_text(json_value_get(value, '$.value', 'string'), json_value_get(value, '$.scale', 'int')) }}
+{%- endmacro %}
+
+
+{#- Kafka Connect BYTES without a logical type (MySQL BINARY, VARBINARY, BLOB; Postgres BYTEA):
+    the bytes' ISO-8859-1 text, one character per byte, as canal gives binary values. -#}
+{% macro connect_bytes_text(value_text) -%}
+    decode({{ connect_base64_bytes(value_text) }}, 'ISO-8859-1')
 {%- endmacro %}
 
 

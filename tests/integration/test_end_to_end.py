@@ -817,6 +817,11 @@ def test_tables_without_a_key_anywhere_are_listed(samples: Build) -> None:
         ("shop", "payments", 3),
         ("test", "maxwell", 2),
         ("test", "e", 1),
+        # Debezium's PostgreSQL examples: Postgres sends no DDL, and the value names no key.
+        ("postgres.public", "customers", 6),
+        ("postgres.archive", "customers", 1),
+        ("postgres.public", "documents", 3),
+        ("postgres.public", "amounts", 2),
     }
 
 

@@ -418,10 +418,11 @@ def test_debezium_json_schema_change_event() -> None:
         ("-12.34", "+y4="),
         ("2.55", "AP8="),
         ("-327.68", "gAA="),
+        ("2.5", "APo="),
     ],
 )
 def test_connect_decimal_is_minimal_big_endian_twos_complement(value: str, expected: str) -> None:
-    assert connect_decimal(Decimal(value)) == expected
+    assert connect_decimal(Decimal(value), 2) == expected
     assert decode_connect_decimal(expected, 2) == Decimal(value)
 
 
@@ -442,9 +443,18 @@ def test_connect_decimal_is_minimal_big_endian_twos_complement(value: str, expec
 def test_connect_decimal_round_trips_keeping_the_scale(value: str) -> None:
     decimal = Decimal(value)
     scale = -decimal.as_tuple().exponent
-    decoded = decode_connect_decimal(connect_decimal(decimal), scale)
+    encoded = connect_decimal(decimal, scale)
+    decoded = decode_connect_decimal(encoded, scale)
     assert decoded == decimal and str(decoded) == str(decimal)
-    assert int.from_bytes(base64.b64decode(connect_decimal(decimal)), "big", signed=True) == int(decimal.scaleb(scale))
+    assert int.from_bytes(base64.b64decode(encoded), "big", signed=True) == int(decimal.scaleb(scale))
+
+
+def test_connect_decimal_is_unscaled_at_the_column_scale_not_the_values() -> None:
+    # 12345.11 in a decimal(10,3) column is 12345.110: unscaled 12345110, not 1234511.
+    assert connect_decimal(Decimal("12345.11"), 3) == "ALxfFg=="
+    assert str(decode_connect_decimal("ALxfFg==", 3)) == "12345.110"
+    with pytest.raises(ValueError):
+        connect_decimal(Decimal("0.001"), 2)
 
 
 # ---------------------------------------------------------------------- kafka_river_json

@@ -10,20 +10,38 @@ messages as (
 
 ),
 
--- The payload of a wrapped value, else the value itself, and its first `tableChanges` entry.
+-- The payload of a wrapped value, else the value itself, its first `tableChanges` entry, its
+-- row's column fields where it came with its schema (named by the seed), its images as text.
 events as (
 
     select
         *,
         if(is_tombstone, 'control', {{ debezium_json_event_kind('event') }}) as event_kind,
         nullif(event.ddl, '') as sql_text,
-        try_element_at(table_changes.tableChanges, 1) as table_change
+        try_element_at(table_changes.tableChanges, 1) as table_change,
+        coalesce(event.source.connector = 'postgresql', false) as is_postgres,
+        {{ debezium_json_image('event.before', 'row_fields') }} as decoded_before_image,
+        {{ debezium_json_image('event.after', 'row_fields') }} as decoded_after_image
     from (
         select
             *,
-            {{ debezium_json_table_changes('event.tableChanges') }} as table_changes
+            {{ debezium_json_table_changes('event.tableChanges') }} as table_changes,
+            {{ debezium_json_row_fields('message') }} as row_fields
         from (select *, {{ debezium_json_payload('message') }} as event from messages)
     )
+    cross join {{ lookup_map(ref('debezium_connect_types'), 'connect_type', 'mysql_type', 'type_names') }} as type_names
+
+),
+
+-- Only the columns the connector sent (a step of its own: the whole as one expression is nested
+-- deeper than sqlfluff's parser reaches).
+images as (
+
+    select
+        *,
+        {{ debezium_json_sent_columns('decoded_before_image') }} as before_image,
+        {{ debezium_json_sent_columns('decoded_after_image') }} as after_image
+    from events
 
 ),
 
@@ -31,10 +49,10 @@ spelled as (
 
     select
         *,
-        'tombstone' as skip_reason,
+        if(is_tombstone, 'tombstone', 'control_event') as skip_reason,
         coalesce(event.op, table_change.type) as source_operation,
         {{ debezium_json_operation('event_kind', 'event.op', 'table_change.type', 'sql_text') }} as operation,
-        coalesce(nullif(event.source.db, ''), nullif(event.databaseName, '')) as database_name,
+        {{ debezium_json_database_name('event', 'is_postgres') }} as database_name,
         nullif(event.source.table, '') as table_name,
         {{ epoch_to_timestamp('event.source.ts_ms') }} as event_at,
         {{ epoch_to_timestamp('event.ts_ms') }} as emitted_at,
@@ -56,17 +74,18 @@ spelled as (
         -- The value names no key (the Kafka key holds the key's values only).
         cast(array() as array<string>) as key_columns,
         array(named_struct(
-            'before_image', {{ debezium_json_image('event.before', 'message') }},
-            'after_image', {{ debezium_json_image('event.after', 'message') }}
+            'before_image', {{ debezium_json_old_image('event.op', 'before_image', 'after_image', 'is_postgres') }},
+            'after_image', after_image
         )) as row_images,
         false as before_images_are_partial,
         coalesce(event.op = 'r', false) as is_snapshot,
-        true as old_images_expected,
-        cast(null as map <string, string>) as column_types,
+        -- Postgres may send an UPDATE without its old row (REPLICA IDENTITY DEFAULT).
+        not is_postgres as old_images_expected,
+        {{ connect_column_types('row_fields', 'type_names') }} as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         if(table_changes._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
-    from events
+    from images
 
 )
 

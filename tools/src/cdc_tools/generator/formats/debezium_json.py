@@ -44,10 +44,14 @@ EPOCH = datetime(1970, 1, 1)
 EPOCH_DAY = date(1970, 1, 1)
 
 
-def connect_decimal(value: Decimal) -> str:
-    """Kafka Connect Decimal: base64 of the unscaled value as Java's BigInteger.toByteArray()
-    (minimal big-endian two's complement); the scale travels in the schema."""
-    unscaled = int(value.scaleb(-value.as_tuple().exponent))
+def connect_decimal(value: Decimal, scale: int) -> str:
+    """Kafka Connect Decimal: base64 of the value unscaled at its column's scale (12345.11 at
+    scale 3 is 12345110) as Java's BigInteger.toByteArray() (minimal big-endian two's
+    complement); the scale travels in the schema."""
+    shifted = value.scaleb(scale)
+    if shifted != shifted.to_integral_value():
+        raise ValueError(f"{value} has more digits than scale {scale}")
+    unscaled = int(shifted)
     size = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1
     return base64.b64encode(unscaled.to_bytes(size, "big", signed=True)).decode("ascii")
 
@@ -90,7 +94,8 @@ def _schema_value(value: Any, column: Column) -> Any:
         return None
     kind = column.type.kind
     if kind == "decimal":
-        return connect_decimal(value)
+        assert column.type.scale is not None
+        return connect_decimal(value, column.type.scale)
     if kind == "datetime":
         micros = (value - EPOCH) // _MICROSECOND
         return micros if column.type.fsp > 3 else micros // 1000
@@ -351,14 +356,16 @@ def _debezium_add_column(message: Message, column: str, value: Any) -> None:
 RULES = FormatRules(
     name="debezium_json",
     operation=("op",),
-    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a"}),
+    operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a", "m"}),
     fields={
         ("op",): frozenset({"string"}),
         ("ts_ms",): frozenset({"integer"}),
         ("before",): frozenset({"object"}),
         ("after",): frozenset({"object"}),
         ("source",): frozenset({"object"}),
+        ("source", "connector"): frozenset({"string"}),
         ("source", "db"): frozenset({"string"}),
+        ("source", "schema"): frozenset({"string"}),
         ("source", "table"): frozenset({"string"}),
         ("source", "file"): frozenset({"string"}),
         ("source", "pos"): frozenset({"integer"}),
