@@ -69,11 +69,11 @@ def _header(statement: Statement, table: str, op_type: str, row: int) -> list[tu
 
 
 def encode(statement: Statement) -> list[str]:
-    change = statement.schema_change
-    if change is not None:
-        if change.kind not in DDL_KINDS:
+    ddl = statement.schema_change
+    if ddl is not None:
+        if ddl.kind not in DDL_KINDS:
             return []
-        return [json_object(_header(statement, f"{change.database}.{change.table_name}", "T", 0))]
+        return [json_object(_header(statement, f"{ddl.database}.{ddl.table_name}", "T", 0))]
     table = statement.table
     assert table is not None
     as_strings = statement.seq % 2 == 0
