@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from cdc_tools.generator.formats._json import dumps, json_object
+from cdc_tools.generator.formats._json import dumps, json_object, json_value
 from cdc_tools.generator.model import Statement, Table
 from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, rejected
 
@@ -33,7 +33,6 @@ DDL_KINDS = frozenset({"TRUNCATE"})
 CARRIES_DDL_STATEMENT = False
 
 OP_TYPES = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
-NUMERIC_KINDS = {"int", "bigint", "decimal"}
 
 
 def _time(epoch_ms: int, separator: str = " ") -> str:
@@ -48,13 +47,9 @@ def _position(statement: Statement, row: int) -> str:
 
 def _image(table: Table, text: dict[str, str | None], columns: tuple[str, ...], as_strings: bool) -> str:
     """A number as a JSON number, unless every value is sent as a string."""
-
-    def value(name: str) -> str:
-        if as_strings or text[name] is None or table.column(name).type.kind not in NUMERIC_KINDS:
-            return dumps(text[name])
-        return str(text[name])
-
-    return json_object([(name, value(name)) for name in columns])
+    return json_object(
+        [(name, dumps(text[name]) if as_strings else json_value(table, name, text[name])) for name in columns]
+    )
 
 
 def _header(statement: Statement, table: str, op_type: str, row: int) -> list[tuple[str, str]]:
