@@ -44,7 +44,9 @@ spelled as (
         cast(null as string) as transaction_id,
         message.primary_keys as key_columns,
         array(named_struct(
-            'before_image', if(operation in ('UPDATE', 'DELETE') and {{ map_size('before_image') }} > 0, before_image, null),
+            'before_image', if(
+                operation in ('UPDATE', 'DELETE') and {{ map_size('before_image') }} > 0, before_image, null
+            ),
             'after_image', if(operation in ('INSERT', 'UPDATE'), after_image, null)
         )) as row_images,
         true as before_images_are_partial,
