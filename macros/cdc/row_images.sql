@@ -33,16 +33,15 @@
 
 
 {#- Columns whose value differs between the images, NULL-aware; every column of an inserted
-    or deleted row. -#}
+    or deleted row. Only the after image's columns can have changed: a column a partial after
+    image leaves out (GoldenGate's compressed update) is unchanged. -#}
 {% macro changed_columns(before_image, after_image) -%}
     case
         when {{ before_image }} is null then map_keys({{ after_image }})
         when {{ after_image }} is null then map_keys({{ before_image }})
         else filter(
-            array_distinct(concat(map_keys({{ after_image }}), map_keys({{ before_image }}))),
-            column_name -> not (
-                try_element_at({{ before_image }}, column_name) <=> try_element_at({{ after_image }}, column_name)
-            )
+            map_keys({{ after_image }}),
+            column_name -> not (try_element_at({{ before_image }}, column_name) <=> {{ after_image }}[column_name])
         )
     end
 {%- endmacro %}

@@ -806,9 +806,10 @@ def test_build_over_samples_runs_seeds_models_and_data_tests_successfully(sample
 
 
 def test_tables_without_a_key_anywhere_are_listed(samples: Build) -> None:
-    # Their messages name no key (Debezium values, canal 001, CloudCanal 002, Maxwell's README)
-    # and no DDL gave one; Maxwell's page prints its delete of test.e without `ts`, so no DDL
-    # key applies to it (the key is the table's at the change's time).
+    # Their messages name no key (Debezium values, canal 001, CloudCanal 002, Maxwell's README,
+    # GoldenGate's examples without `primary_keys`) and no DDL gave one; Maxwell's page prints
+    # its delete of test.e without `ts`, so no DDL key applies to it (the key is the table's at
+    # the change's time).
     assert {(r["database_name"], r["table_name"], r["row_changes"]) for r in samples.marts()["dim_keyless_tables"]} == {
         ("inventory", "customers", 8),
         ("shop", "orders", 2),
@@ -822,6 +823,7 @@ def test_tables_without_a_key_anywhere_are_listed(samples: Build) -> None:
         ("postgres.archive", "customers", 1),
         ("postgres.public", "documents", 3),
         ("postgres.public", "amounts", 2),
+        ("QASOURCE", "TCUSTORD", 3),
     }
 
 

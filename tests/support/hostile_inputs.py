@@ -329,7 +329,7 @@ def invalid_utf8(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy
 
 
 def non_numeric_number(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
-    """NaN or ±Infinity (not JSON) as a number field or a row value."""
+    """NaN or ±Infinity (not JSON) as a number field (where the format reads one) or a row value."""
     number_fields = [path for path, types in rules.fields.items() if types == {"integer"}]
 
     @st.composite
@@ -337,7 +337,7 @@ def non_numeric_number(rules: FormatRules, sources: list[Source]) -> st.SearchSt
         token = draw(st.sampled_from(NON_NUMERIC))
         source = draw(st.sampled_from([s for s in sources if rules.kind(s.message) == "row_change"]))
         message = copy.deepcopy(source.message)
-        if draw(st.booleans()):
+        if number_fields and draw(st.booleans()):
             put(rules.root(message), draw(st.sampled_from(number_fields)), "@@NUM@@")
         else:
             rules.add_column(message, "number", "@@NUM@@")

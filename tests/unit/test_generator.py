@@ -538,6 +538,49 @@ def test_maxwell_json_encodings() -> None:
     assert encode("maxwell_json", truncate) == []  # Maxwell ignores TRUNCATE
 
 
+# ------------------------------------------------------------------------------ ogg_json
+
+
+def test_ogg_json_encodings() -> None:
+    # seq 3 (odd): numbers as JSON numbers, current_ts ISO 8601; pos the binlog file's number and
+    # the offset, ten digits each.
+    [insert] = FORMATS["ogg_json"].encode(INSERT)
+    assert insert == (
+        '{"table":"db.t","op_type":"I","op_ts":"2023-11-14 22:13:20.000000",'
+        '"current_ts":"2023-11-14T22:13:20.100000","pos":"00000000030000000154","primary_keys":["id"],'
+        '"after":{"id":1,"price":-12.34,"at":"2024-01-02 03:04:05.123457","d":"2024-02-29","name":"Zoë \\"q\\""}}'
+    )
+    # seq 4 (even), two rows: every value a string, current_ts with a space, a pos per row; the
+    # update's `before` is the whole old row.
+    first, second = encode("ogg_json", UPDATE)
+    assert [line["pos"] for line in (first, second)] == ["00000000030000000400", "00000000030000000401"]
+    assert (first["op_type"], first["current_ts"]) == ("U", "2023-11-14 22:13:21.200000")
+    assert (first["before"], first["after"]) == (A_TEXT, A2_TEXT)
+    assert second["after"] == B2_TEXT
+    # seq 9 (odd, a multiple of 3): the update's `before` holds the key and the changed columns only.
+    compressed = replace(UPDATE, seq=9)
+    assert [line["before"] for line in encode("ogg_json", compressed)] == [
+        {"id": 1, "name": 'Zoë "q"'},
+        {"id": 2, "price": None},
+    ]
+    [delete] = encode("ogg_json", DELETE)
+    assert (delete["op_type"], "after" in delete, delete["before"]["price"]) == ("D", False, 1.05)
+    # No DDL but TRUNCATE, which carries no statement.
+    assert encode("ogg_json", ALTER) == []
+    truncate = replace(ALTER, schema_change=SchemaChange("TRUNCATE", "db", "t", "TRUNCATE TABLE `t`"))
+    assert encode("ogg_json", truncate) == [
+        {
+            "table": "db.t",
+            "op_type": "T",
+            "op_ts": "2023-11-14 22:13:23.000000",
+            "current_ts": "2023-11-14 22:13:23.400000",
+            "pos": "00000000030000000900",
+        }
+    ]
+    expected = FORMATS["ogg_json"].expected(expected_schema_changes(truncate)[0])
+    assert (expected["ddl_kind"], expected["sql"]) == ("TRUNCATE", None)
+
+
 # ------------------------------------------------------------------ expected results
 
 
@@ -728,6 +771,15 @@ def _decode(format_name: str, line: str) -> list[tuple]:
         key = KEYS[(value["database"], value["table"])]  # not every message names its key
         before = {**data, **value["old"]} if op == "UPDATE" else data if op == "DELETE" else None
         return [_row(op, value["database"], value["table"], key, before, None if op == "DELETE" else data)]
+    if format_name == "ogg_json":
+        value = json.loads(line, parse_int=str, parse_float=str)  # a number's text, as staging keeps it
+        if value["op_type"] == "T":
+            return []
+        op = {"I": "INSERT", "U": "UPDATE", "D": "DELETE"}[value["op_type"]]
+        database, table = value["table"].split(".", 1)
+        after = value.get("after")
+        before = {**after, **value["before"]} if op == "UPDATE" else value.get("before")
+        return [_row(op, database, table, value["primary_keys"], before, after)]
     assert format_name == "kafka_river_json"
     op = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}[value["event"]]
     image = {c["n"]: c.get("v") for c in value["columns"]}

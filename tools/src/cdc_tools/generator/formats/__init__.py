@@ -28,7 +28,9 @@ class Encoder:
     """`event_time_resolution_ms` and `carries_emit_time` (module constants
     EVENT_TIME_RESOLUTION_MS, CARRIES_EMIT_TIME; default 1 and True) say what the format's
     times can hold, so its expected facts are the logical times as it can carry them;
-    `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends."""
+    `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends, and
+    `carries_ddl_statement` (CARRIES_DDL_STATEMENT, default True) whether it sends their SQL
+    (GoldenGate's TRUNCATE does not: its expected statement is NULL)."""
 
     name: str
     carries_ddl: bool
@@ -38,6 +40,7 @@ class Encoder:
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
     ddl_kinds: frozenset[str] = ALL_DDL_KINDS
+    carries_ddl_statement: bool = True
 
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
@@ -50,6 +53,7 @@ class Encoder:
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
             getattr(module, "DDL_KINDS", ALL_DDL_KINDS),
+            getattr(module, "CARRIES_DDL_STATEMENT", True),
         )
 
     def sent_schema_changes(self, schema_changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -61,7 +65,9 @@ class Encoder:
         return self.event_time_resolution_ms == 1 and self.carries_emit_time
 
     def expected(self, fact: dict[str, Any]) -> dict[str, Any]:
-        """An expected row or schema change as this format can carry its times."""
+        """An expected row or schema change as this format can carry its times and statement."""
+        if "sql" in fact and not self.carries_ddl_statement:
+            fact = {**fact, "sql": None}
         if self.keeps_times:
             return fact
         event_ms = fact["event_at_ms"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cdc_tools.generator.formats._json import dumps
+from cdc_tools.generator.formats._json import dumps, json_object, json_value
 from cdc_tools.generator.model import Statement, Table
 from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, rejected
 
@@ -35,23 +35,10 @@ DDL_TYPES = {
     "DROP": "table-drop",
     "QUERY": "database-create",
 }
-NUMERIC_KINDS = {"int", "bigint", "decimal"}
-
-
-def _object(fields: list[tuple[str, str]]) -> str:
-    """A JSON object of already serialised values."""
-    return "{" + ",".join(f"{dumps(name)}:{value}" for name, value in fields) + "}"
-
-
-def _value(table: Table, name: str, text: str | None) -> str:
-    """A value's canonical text as Maxwell writes it: a number as a JSON number."""
-    if text is None or table.column(name).type.kind not in NUMERIC_KINDS:
-        return dumps(text)
-    return text
 
 
 def _row(table: Table, text: dict[str, str | None], columns: tuple[str, ...]) -> str:
-    return _object([(name, _value(table, name, text[name])) for name in columns])
+    return json_object([(name, json_value(table, name, text[name])) for name in columns])
 
 
 def _definition(table: Table) -> dict[str, Any]:
@@ -106,7 +93,7 @@ def encode(statement: Statement) -> list[str]:
         fields.append(("data", _row(table, after if after is not None else before, table.column_names)))
         if before is not None and after is not None:
             fields.append(("old", _row(table, before, change.changed_columns)))
-        lines.append(_object(fields))
+        lines.append(json_object(fields))
     return lines
 
 
