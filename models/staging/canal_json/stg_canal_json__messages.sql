@@ -28,7 +28,7 @@ spelled as (
         cast(message._tidb.commitTs as string) as transaction_id,
         message.pkNames as key_columns,
         {{ paired_row_images('message.type', 'data_images', 'old_images') }} as row_images,
-        -- `old` holds the changed columns only (000), or the whole old row (001).
+        -- `old` holds the changed columns only (000), or the whole old row (001, TiCDC).
         true as before_images_are_partial,
         false as is_snapshot,
         true as old_images_expected,
