@@ -174,7 +174,7 @@ def encode(statement: Statement) -> list[str]:
 RULES = FormatRules(
     name="canal_json",
     operation=("type",),
-    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT"}),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT", TIDB_WATERMARK}),
     fields={
         ("id",): frozenset({"integer"}),
         ("database",): frozenset({"string"}),
