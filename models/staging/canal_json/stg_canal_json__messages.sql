@@ -19,7 +19,9 @@ spelled as (
         nullif(message.database, '') as database_name,
         nullif(message.table, '') as table_name,
         -- TiCDC's commit time where it sends its TSO: the same clock as the TSO that orders changes.
-        coalesce({{ canal_json_tso_time('message._tidb.commitTs') }}, {{ epoch_to_timestamp('message.es') }}) as event_at,
+        coalesce(
+            {{ canal_json_tso_time('message._tidb.commitTs') }}, {{ epoch_to_timestamp('message.es') }}
+        ) as event_at,
         {{ epoch_to_timestamp('message.ts') }} as emitted_at,
         {{ canal_json_tso_position('message._tidb.commitTs') }} as source_position,
         {{ canal_json_tso_position('message._tidb.commitTs') }} as source_coordinates,
