@@ -2,7 +2,7 @@
 
 Expectations are written by hand from the sample files under samples/landing/canal_json/ and
 the spec documents (000 canal FlatMessage, 001 canal-compatible platform, 002/004 canal JSON with
-tableChanges), not copied from a build's output.
+tableChanges, TiCDC's Canal-JSON protocol), not copied from a build's output.
 
 The builds run through dbt_harness.Build (a dbt subprocess with its own Spark dir; marts read
 by a separate process). The three builds of this module (the samples; a landing root written by
@@ -35,6 +35,11 @@ SAMPLES = REPO / "samples" / "landing" / "canal_json"
 def ms(epoch_millis: int) -> datetime:
     """Canal `es`/`ts` in epoch milliseconds (000, 002, 004)."""
     return EPOCH + timedelta(milliseconds=epoch_millis)
+
+
+def tso_time(tso: int) -> datetime:
+    """A TiDB TSO's commit time: its physical part, above its 18 logical bits, in ms."""
+    return ms(tso >> 18)
 
 
 def sec(epoch_seconds: int) -> datetime:
@@ -224,6 +229,7 @@ F000 = "000_canal_flat_message.jsonl"
 F001 = "001_canal_compatible_platform.jsonl"
 F002 = "002_004_canal_with_table_changes.jsonl"
 FHOSTILE = "hostile_and_edge_cases.jsonl"
+FTICDC = "ticdc_canal_json.jsonl"
 
 ROW_FIELDS = [
     "source_format",
@@ -264,6 +270,7 @@ def row_change(
     types: dict | None = None,
     jdbc_types: dict | None = None,
     jdbc_type_names: dict | None = None,
+    source_position: str | None = None,
 ) -> dict[str, Any]:
     return {
         "source_format": "canal_json",
@@ -282,7 +289,7 @@ def row_change(
         "column_jdbc_type_names": jdbc_type_names,
         "event_at": event_at,
         "emitted_at": emitted_at,
-        "source_position": None,  # canal carries no binlog position
+        "source_position": source_position,  # canal carries none; TiCDC its commit TSO
         "message_id": message_id,
     }
 
@@ -298,6 +305,7 @@ ANNE = {"last_name": "Kretchmar", "id": "1004", "first_name": "Anne", "email": "
 ANNE_MARIE = {**ANNE, "first_name": "Anne Marie"}
 CUSTOMER_COLUMNS = ["last_name", "id", "first_name", "email"]
 PRODUCT_BEFORE = {"id": "111", "name": "name", "description": "Big 2-wheel scooter", "weight": "5.15"}
+TP_INT_COLUMNS = ("c_bigint", "c_int", "c_mediumint", "c_smallint", "c_tinyint", "id")
 PAYMENT = {
     "id": "11",
     "amount": "1234567890.123456789",
@@ -306,6 +314,61 @@ PAYMENT = {
     "memo": None,
     "tags": '["a","b"]',
 }
+
+# TiCDC's Canal-JSON: one row a message, `old` the whole old row, id 0, `mysqlType` without
+# parameters; the commit TSO (`_tidb.commitTs`) is the position and gives the event time.
+TP_INT_TYPES = {
+    "types": dict(zip(TP_INT_COLUMNS, ("bigint", "int", "mediumint", "smallint", "tinyint", "int"), strict=True)),
+    "jdbc_types": dict(zip(TP_INT_COLUMNS, (-5, 4, 4, 5, -6, 4), strict=True)),
+    "jdbc_type_names": dict(
+        zip(TP_INT_COLUMNS, ("BIGINT", "INTEGER", "INTEGER", "SMALLINT", "TINYINT", "INTEGER"), strict=True)
+    ),
+}
+T_TYPES = {
+    "types": {"a": "int", "b": "int"},
+    "jdbc_types": {"a": 4, "b": 4},
+    "jdbc_type_names": {"a": "INTEGER", "b": "INTEGER"},
+}
+TP_INT_ROW = dict(
+    zip(TP_INT_COLUMNS, ("9223372036854775807", "2147483647", "8388607", "32767", "127", "2"), strict=True)
+)
+TP_INT_UPDATED = {**TP_INT_ROW, "c_int": "0", "c_tinyint": "0"}
+# The TSOs of table t's changes.
+T_INSERT = 429918021484544000
+T_KEY_CHANGE = 429918021746688005  # UPDATE t SET a = 2 WHERE a = 1, split
+T_TO_5, T_TO_6 = 429918022008832004, 429918022008832009  # one ms, logical 4 and 9
+T_INSERT_3 = 429918022270976000
+T_SWAP = 429918023843840002  # keys 2 and 3 swapped in one transaction, split
+
+
+def ticdc_change(
+    operation: str,
+    table: str,
+    key: str,
+    before: dict | None,
+    after: dict | None,
+    tso: int,
+    ts: int,
+    changed: list[str] | None = None,
+) -> dict[str, Any]:
+    """A row change of test.tp_int (key id) or test.t (key a) from ticdc_canal_json.jsonl."""
+    key_column = "id" if table == "tp_int" else "a"
+    return row_change(
+        operation=operation,
+        database="test",
+        table=table,
+        key_columns=[key_column],
+        key=f'{{"{key_column}":"{key}"}}',
+        before=before,
+        after=after,
+        changed=changed or list(after or before or {}),
+        event_at=tso_time(tso),
+        emitted_at=ms(ts),
+        message_id=None,
+        source_position=f"tidb:{tso}",
+        **(TP_INT_TYPES if table == "tp_int" else T_TYPES),
+    )
+
 
 # (file, line, message_index, row_index) -> the row change.
 EXPECTED_ROW_CHANGES = {
@@ -513,6 +576,30 @@ EXPECTED_ROW_CHANGES = {
         emitted_at=None,
         message_id=None,
     ),
+    # TiCDC's Canal-JSON (see ticdc_change): the document's INSERT, UPDATE (whole old row) and
+    # DELETE of tp_int; then UPDATE t SET a = 2 WHERE a = 1 split into a DELETE and an INSERT of
+    # one TSO (line 11, the INSERT re-sent, is not here); two UPDATEs of one ms landed against
+    # their commit order; an INSERT whose `es` is not its TSO's time: its event time is the
+    # TSO's; the swap of keys 2 and 3 in one transaction, split: both DELETEs, then both INSERTs.
+    (FTICDC, 3, 0, 0): ticdc_change("INSERT", "tp_int", "2", None, TP_INT_ROW, 429819990172237824, 1639633142960),
+    (FTICDC, 4, 0, 0): ticdc_change(
+        "UPDATE", "tp_int", "2", TP_INT_ROW, TP_INT_UPDATED, 429819995017707523, 1639633160123, ["c_int", "c_tinyint"]
+    ),
+    (FTICDC, 5, 0, 0): ticdc_change("DELETE", "tp_int", "2", TP_INT_UPDATED, None, 429820002254192640, 1639633188002),
+    (FTICDC, 8, 0, 0): ticdc_change("INSERT", "t", "1", None, {"a": "1", "b": "1"}, T_INSERT, 1640007101300),
+    (FTICDC, 9, 0, 0): ticdc_change("DELETE", "t", "1", {"a": "1", "b": "1"}, None, T_KEY_CHANGE, 1640007102250),
+    (FTICDC, 10, 0, 0): ticdc_change("INSERT", "t", "2", None, {"a": "2", "b": "1"}, T_KEY_CHANGE, 1640007102251),
+    (FTICDC, 12, 0, 0): ticdc_change(
+        "UPDATE", "t", "2", {"a": "2", "b": "5"}, {"a": "2", "b": "6"}, T_TO_6, 1640007103500, ["b"]
+    ),
+    (FTICDC, 13, 0, 0): ticdc_change(
+        "UPDATE", "t", "2", {"a": "2", "b": "1"}, {"a": "2", "b": "5"}, T_TO_5, 1640007103499, ["b"]
+    ),
+    (FTICDC, 14, 0, 0): ticdc_change("INSERT", "t", "3", None, {"a": "3", "b": "3"}, T_INSERT_3, 1640007105200),
+    (FTICDC, 20, 0, 0): ticdc_change("DELETE", "t", "2", {"a": "2", "b": "6"}, None, T_SWAP, 1640007110300),
+    (FTICDC, 21, 0, 0): ticdc_change("DELETE", "t", "3", {"a": "3", "b": "3"}, None, T_SWAP, 1640007110301),
+    (FTICDC, 22, 0, 0): ticdc_change("INSERT", "t", "3", None, {"a": "3", "b": "6"}, T_SWAP, 1640007110302),
+    (FTICDC, 23, 0, 0): ticdc_change("INSERT", "t", "2", None, {"a": "2", "b": "3"}, T_SWAP, 1640007110303),
 }
 
 SCHEMA_FIELDS = [
@@ -542,6 +629,7 @@ def schema_change(
     message_id: str | None,
     columns: list[dict] | None = None,
     key_columns: list[str] | None = None,
+    source_position: str | None = None,
 ) -> dict[str, Any]:
     return {
         "source_format": "canal_json",
@@ -554,7 +642,7 @@ def schema_change(
         "primary_key_columns": key_columns,
         "event_at": event_at,
         "emitted_at": emitted_at,
-        "source_position": None,
+        "source_position": source_position,
         "message_id": message_id,
     }
 
@@ -562,6 +650,12 @@ def schema_change(
 def _column(name: str, position: int) -> dict[str, Any]:
     return {"column_name": name, "ordinal_position": position, "column_type": "varchar(22)", "jdbc_type": 12}
 
+
+CREATE_TP_INT = (
+    "create table tp_int\n(\n    id          int auto_increment,\n    c_tinyint   tinyint   null,\n"
+    "    c_smallint  smallint  null,\n    c_mediumint mediumint null,\n    c_int       int       null,\n"
+    "    c_bigint    bigint    null,\n    constraint pk\n        primary key (id)\n)"
+)
 
 # (file, line, message_index) -> the schema change.
 EXPECTED_SCHEMA_CHANGES = {
@@ -694,9 +788,29 @@ EXPECTED_SCHEMA_CHANGES = {
         columns=[_column("col1", 0), _column("col2", 1), _column("col_pk", 2)],
         key_columns=["col_pk"],
     ),
+    # TiCDC's DDL: the document's database-level QUERY (table ""), CREATE TABLE tp_int as its
+    # comparison section prints it, CREATE TABLE t of the split document; id 0.
+    **{
+        (FTICDC, line, 0): schema_change(
+            kind=kind,
+            source_operation=kind,
+            database="test",
+            table=table,
+            sql=sql,
+            event_at=tso_time(tso),
+            emitted_at=ms(ts),
+            message_id=None,
+            source_position=f"tidb:{tso}",
+        )
+        for line, kind, table, sql, tso, ts in (
+            (1, "QUERY", None, "drop database if exists test", 429819977969172481, 1639633095489),
+            (2, "CREATE", "tp_int", CREATE_TP_INT, 429819982113669120, 1639633111032),
+            (7, "CREATE", "t", "CREATE TABLE t (a INT PRIMARY KEY, b INT)", 429918021222400000, 1640007100410),
+        )
+    },
 }
 
-# (file, line, message_index) -> reason. Everything rejected is in the hostile file.
+# (file, line, message_index) -> reason. Everything rejected is in the hostile files.
 EXPECTED_REJECTIONS = {
     # 000's CINDEX example as printed: a missing comma and a trailing comma.
     (FHOSTILE, 1, None): "malformed_json",
@@ -715,6 +829,12 @@ EXPECTED_REJECTIONS = {
     (FHOSTILE, 12, 0): "missing_table",
     (FHOSTILE, 13, 0): "malformed_json",  # truncated
     (FHOSTILE, 16, 0): "missing_old_image",  # canal UPDATE without `old`
+    # TiCDC: commitTs "abc", 0 and a string of digits; onlyHandleKey on an UPDATE; `_tidb` 5.
+    (FTICDC, 15, 0): "invalid_field_type",
+    (FTICDC, 16, 0): "invalid_commit_ts",
+    (FTICDC, 17, 0): "invalid_field_type",
+    (FTICDC, 18, 0): "only_handle_key",
+    (FTICDC, 19, 0): "invalid_field_type",
 }
 
 RECONCILIATION_FIELDS = [
@@ -760,6 +880,15 @@ EXPECTED_RECONCILIATION = {
         schema_change_messages=0,
         skipped_messages=1,
         rejected_messages=14,
+    ),
+    # 23 lines: 14 row changes (line 11 a redelivery), 3 DDL, the watermark skipped, 5 rejected.
+    FTICDC: dict(
+        landed_lines=23,
+        messages=23,
+        row_change_messages=14,
+        schema_change_messages=3,
+        skipped_messages=1,
+        rejected_messages=5,
     ),
 }
 
@@ -829,7 +958,7 @@ def test_tables_without_a_key_anywhere_are_listed(samples: Build) -> None:
 
 def test_row_changes_are_exactly_the_sample_dml_rows(samples: Build) -> None:
     actual = _by_row_key(_canal(samples.marts()["fct_row_changes"]))
-    assert len(actual) == 14
+    assert len(actual) == 27
     assert _diff(EXPECTED_ROW_CHANGES, actual, ROW_FIELDS) == []
 
 
@@ -864,7 +993,7 @@ def test_json_numbers_booleans_unicode_and_null_keep_their_exact_text(samples: B
 
 def test_schema_changes_are_exactly_the_sample_ddl_messages(samples: Build) -> None:
     actual = _by_message_key(_canal(samples.marts()["fct_schema_changes"]))
-    assert len(actual) == 12
+    assert len(actual) == 15
     assert _diff(EXPECTED_SCHEMA_CHANGES, actual, SCHEMA_FIELDS) == []
 
 
@@ -873,10 +1002,11 @@ def test_rejected_messages_are_exactly_the_hostile_lines_with_their_reasons(samp
     actual = {(file_name(r["file_path"]), r["line_number"], r["message_index"]): r["reason"] for r in rows}
     assert len(actual) == len(rows)
     assert actual == EXPECTED_REJECTIONS
-    hostile_lines = _lines(SAMPLES / FHOSTILE)
     for row in rows:
         assert row["source_format"] == "canal_json"
-        assert row["payload"] == hostile_lines[row["line_number"] - 1], row["line_number"]
+        assert row["payload"] == _lines(SAMPLES / file_name(row["file_path"]))[row["line_number"] - 1], row[
+            "line_number"
+        ]
 
 
 def test_reconciliation_accounts_for_every_landed_line_and_message(samples: Build) -> None:
@@ -891,6 +1021,47 @@ def test_reconciliation_accounts_for_every_landed_line_and_message(samples: Buil
         ), name
     for row in rows:
         assert urlparse(row["file_path"]).path == str(SAMPLES / file_name(row["file_path"]))
+
+
+def test_ticdc_split_key_change_and_commit_order_give_the_replicas(samples: Build) -> None:
+    # The split UPDATE ends the row under a = 1 and opens it under a = 2 (one TSO); the two
+    # UPDATEs of one ms take effect in TSO order, not in the order they landed; the swap's
+    # DELETE and INSERT of one key, one TSO, take effect in the order they arrived.
+    marts = samples.marts()
+    # By key, then start, then end (two versions of a = 2 start in one ms; the open one ends last).
+    versions = sorted(
+        (
+            (
+                r["primary_key"],
+                r["valid_from"],
+                r["row_image"],
+                r["valid_to"],
+                r["opened_by_operation"],
+                r["closed_by_operation"],
+            )
+            for r in marts["dim_row_versions"]
+            if (r["database_name"], r["table_name"]) == ("test", "t")
+        ),
+        key=lambda v: (v[0], v[1], v[3] is None, v[3] or v[1]),
+    )
+    assert versions == [
+        ('{"a":"1"}', tso_time(T_INSERT), {"a": "1", "b": "1"}, tso_time(T_KEY_CHANGE), "INSERT", "DELETE"),
+        ('{"a":"2"}', tso_time(T_KEY_CHANGE), {"a": "2", "b": "1"}, tso_time(T_TO_5), "INSERT", "UPDATE"),
+        ('{"a":"2"}', tso_time(T_TO_5), {"a": "2", "b": "5"}, tso_time(T_TO_6), "UPDATE", "UPDATE"),
+        ('{"a":"2"}', tso_time(T_TO_6), {"a": "2", "b": "6"}, tso_time(T_SWAP), "UPDATE", "DELETE"),
+        ('{"a":"2"}', tso_time(T_SWAP), {"a": "2", "b": "3"}, None, "INSERT", None),
+        ('{"a":"3"}', tso_time(T_INSERT_3), {"a": "3", "b": "3"}, tso_time(T_SWAP), "INSERT", "DELETE"),
+        ('{"a":"3"}', tso_time(T_SWAP), {"a": "3", "b": "6"}, None, "INSERT", None),
+    ]
+    current = {
+        r["primary_key"]: r["row_image"]
+        for r in marts["dim_current_rows"]
+        if (r["database_name"], r["table_name"]) == ("test", "t")
+    }
+    assert current == {'{"a":"2"}': {"a": "2", "b": "3"}, '{"a":"3"}': {"a": "3", "b": "6"}}
+    # Line 11 re-sends line 10's INSERT with a new `ts`: the same TSO, so one change, counted.
+    (ticdc,) = [r for r in _canal(marts["fct_message_reconciliation"]) if file_name(r["file_path"]) == FTICDC]
+    assert ticdc["redelivered_changes"] == 1
 
 
 # ------------------------------------------------------------- tests: custom landing root

@@ -166,6 +166,41 @@ def test_canal_json_multi_row_message_repeats_pk_names_per_row() -> None:
     assert message["data"] == [A_TEXT, B_TEXT]
 
 
+def test_canal_json_ticdc_flavour() -> None:
+    # seq 8 (% 6 == 2): TiCDC's Canal-JSON, a message a row, `old` the whole old row, id 0, the
+    # TSO `es` << 18 | seq in `_tidb.commitTs`.
+    tso = 1700000001000 << 18 | 8
+    ticdc = {
+        "id": 0,
+        "database": "db",
+        "table": "t",
+        "pkNames": ["id"],
+        "isDdl": False,
+        "type": "UPDATE",
+        "es": 1700000001000,
+        "ts": 1700000001200,
+        "sql": "",
+        "sqlType": {"id": 4, "price": 3, "at": 93, "d": 91, "name": 12},
+        "mysqlType": {"id": "int", "price": "decimal", "at": "datetime", "d": "date", "name": "varchar"},
+        "_tidb": {"commitTs": tso},
+    }
+    assert encode("canal_json", replace(UPDATE, seq=8)) == [
+        {**ticdc, "data": [A2_TEXT], "old": [A_TEXT]},
+        {**ticdc, "data": [B2_TEXT], "old": [B_TEXT]},
+    ]
+    # A redelivery keeps the TSO; the emit time is new.
+    resent = encode("canal_json", replace(UPDATE, seq=8, emitted_ms=1700000009999, delivery=1))
+    assert [m["_tidb"] for m in resent] == [{"commitTs": tso}] * 2 and resent[0]["ts"] == 1700000009999
+    # A DDL, then a WATERMARK event at its TSO.
+    ddl, watermark = encode("canal_json", replace(ALTER, seq=14))
+    assert (ddl["id"], ddl["type"], ddl["_tidb"]) == (0, "ALTER", {"commitTs": 1700000003000 << 18 | 14})
+    assert (watermark["type"], watermark["database"], watermark["_tidb"]) == (
+        "TIDB_WATERMARK",
+        "",
+        {"watermarkTs": 1700000003000 << 18 | 14},
+    )
+
+
 # ----------------------------------------------------------------------- cloudcanal_json
 
 
@@ -721,7 +756,7 @@ def _decode(format_name: str, line: str) -> list[tuple]:
     if format_name == "canal_json":
         rows = []
         for m in value if isinstance(value, list) else [value]:
-            if m["isDdl"]:
+            if m["isDdl"] or m["type"] == "TIDB_WATERMARK":
                 continue
             key = list(dict.fromkeys(m["pkNames"]))
             for i, data in enumerate(m["data"]):
@@ -961,7 +996,9 @@ def test_a_restart_sends_the_last_statements_again_in_a_new_envelope_and_file(tm
     lines = (tmp_path / "canal_json" / "part-00001.jsonl").read_text().splitlines()[:5]
     sent_lines = [json.loads(line) for line in lines]
     canal = [message for line in sent_lines for message in (line if isinstance(line, list) else [line])]
-    assert [message["id"] for message in canal] == [1_000_000_033 + n for n in range(5)]  # new batch ids
+    # New batch ids; statement 32 (% 6 == 2) is TiCDC's, with no id and its TSO again.
+    assert [message["id"] for message in canal] == [0, *(1_000_000_033 + n for n in range(1, 5))]
+    assert canal[0]["_tidb"] == {"commitTs": copies[0].event_ms << 18 | 32}
 
 
 def test_a_restart_sends_an_oms_shard_set_again(tmp_path: Path) -> None:

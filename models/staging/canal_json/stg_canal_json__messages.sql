@@ -18,15 +18,19 @@ spelled as (
         {{ canal_operation('message.type') }} as operation,
         nullif(message.database, '') as database_name,
         nullif(message.table, '') as table_name,
-        {{ epoch_to_timestamp('message.es') }} as event_at,
+        -- TiCDC's commit time where it sends its TSO: the same clock as the TSO that orders changes.
+        coalesce(
+            {{ canal_json_tso_time('message._tidb.commitTs') }}, {{ epoch_to_timestamp('message.es') }}
+        ) as event_at,
         {{ epoch_to_timestamp('message.ts') }} as emitted_at,
-        cast(null as string) as source_position,
-        cast(null as string) as source_coordinates,
+        {{ canal_json_tso_position('message._tidb.commitTs') }} as source_position,
+        {{ canal_json_tso_position('message._tidb.commitTs') }} as source_coordinates,
         cast(nullif(message.id, 0) as string) as message_id,
-        cast(null as string) as transaction_id,
+        -- A TiDB transaction is named by its commit TSO.
+        cast(message._tidb.commitTs as string) as transaction_id,
         message.pkNames as key_columns,
         {{ paired_row_images('message.type', 'data_images', 'old_images') }} as row_images,
-        -- `old` holds the changed columns only (000), or the whole old row (001).
+        -- `old` holds the changed columns only (000), or the whole old row (001, TiCDC).
         true as before_images_are_partial,
         false as is_snapshot,
         true as old_images_expected,
@@ -34,7 +38,7 @@ spelled as (
         message.sqlType as column_jdbc_types,
         nullif(message.sql, '') as sql_text,
         message.tableChanges as table_change,
-        cast(null as string) as format_rejection_reason,
+        {{ canal_json_tidb_rejection_reason('message._tidb', 'message.type') }} as format_rejection_reason,
         cast(null as string) as image_rejection_reason
     from (
         select

@@ -10,6 +10,13 @@
   line each.
 - DDL: `isDdl` true, `data`/`old`/`pkNames`/`mysqlType`/`sqlType` null, `table` "" for a
   database-level QUERY; types CREATE, ALTER, ERASE, RENAME, TRUNCATE, CINDEX, DINDEX, QUERY.
+- Every sixth statement as TiCDC's Canal-JSON with enable-tidb-extension sends it
+  (https://docs.pingcap.com/tidb/stable/ticdc-canal-json/): a message a row, a line each, `id` 0,
+  `pkNames` once, an UPDATE's `old` the whole old row, `mysqlType` without parameters, `sqlType`
+  by TiCDC's table, and `_tidb.commitTs` the statement's TSO: `es` shifted left by 18 bits, its
+  `seq` as the logical part (statements of one ms are consecutive, so their TSOs keep their
+  order); a DDL is followed by a WATERMARK event at its TSO. No key changes here, so no UPDATE
+  is split into a DELETE and an INSERT.
 """
 
 from __future__ import annotations
@@ -41,6 +48,60 @@ DDL_TYPES = {
     "DROP_INDEX": "DINDEX",
     "QUERY": "QUERY",
 }
+
+
+# TiCDC's sqlType of a MySQL type (its document's table: TEXT is a CLOB).
+TICDC_SQL_TYPES = {"int": 4, "bigint": -5, "decimal": 3, "varchar": 12, "text": 2005, "datetime": 93, "date": 91}
+TIDB_WATERMARK = "TIDB_WATERMARK"
+
+
+def _is_ticdc(statement: Statement) -> bool:
+    return statement.seq % 6 == 2
+
+
+def _tso(statement: Statement) -> int:
+    """The statement's commit TSO: its time in ms above 18 logical bits (the same in a re-send)."""
+    return statement.event_ms << 18 | statement.seq % (1 << 18)
+
+
+def _ticdc_message(statement: Statement, table: Table, row: int) -> dict[str, Any]:
+    before, after = statement.images[row]
+    return {
+        "id": 0,
+        "database": table.database,
+        "table": table.name,
+        "pkNames": list(table.key),
+        "isDdl": False,
+        "type": statement.operation,
+        "es": statement.event_ms,
+        "ts": statement.emitted_ms,
+        "sql": "",
+        "sqlType": {column.name: TICDC_SQL_TYPES[column.type.kind] for column in table.columns},
+        "mysqlType": {column.name: column.type.kind for column in table.columns},
+        "data": [after if after is not None else before],
+        "old": [before] if statement.operation == "UPDATE" else None,
+        "_tidb": {"commitTs": _tso(statement)},
+    }
+
+
+def _watermark(statement: Statement) -> dict[str, Any]:
+    """TiCDC's WATERMARK event: every change committed before its TSO was sent."""
+    return {
+        "id": 0,
+        "database": "",
+        "table": "",
+        "pkNames": None,
+        "isDdl": False,
+        "type": TIDB_WATERMARK,
+        "es": statement.event_ms,
+        "ts": statement.emitted_ms,
+        "sql": "",
+        "sqlType": None,
+        "mysqlType": None,
+        "data": None,
+        "old": None,
+        "_tidb": {"watermarkTs": _tso(statement)},
+    }
 
 
 def _message(statement: Statement, table: Table, rows: range) -> dict[str, Any]:
@@ -91,9 +152,13 @@ def _ddl_message(statement: Statement) -> dict[str, Any]:
 def encode(statement: Statement) -> list[str]:
     if statement.schema_change is not None:
         message = _ddl_message(statement)
+        if _is_ticdc(statement):
+            return [dumps({**message, "id": 0, "_tidb": {"commitTs": _tso(statement)}}), dumps(_watermark(statement))]
         return [dumps([message] if statement.seq % 2 == 0 else message)]
     table = statement.table
     assert table is not None
+    if _is_ticdc(statement):
+        return [dumps(_ticdc_message(statement, table, row)) for row in range(len(statement.changes))]
     count = len(statement.changes)
     shape = statement.seq % 4
     if count > 1 and shape in (0, 1):
@@ -109,7 +174,7 @@ def encode(statement: Statement) -> list[str]:
 RULES = FormatRules(
     name="canal_json",
     operation=("type",),
-    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT"}),
+    operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT", TIDB_WATERMARK}),
     fields={
         ("id",): frozenset({"integer"}),
         ("database",): frozenset({"string"}),
@@ -125,6 +190,8 @@ RULES = FormatRules(
         ("data",): frozenset({"array"}),
         ("old",): frozenset({"array"}),
         ("tableChanges",): frozenset({"object"}),
+        ("_tidb",): frozenset({"object"}),
+        ("_tidb", "commitTs"): frozenset({"integer"}),
     },
     kind=lambda m: "row_change" if m.get("type") in CANAL_ROW else "schema_change",
     missing_reason=canal_missing("type", "old", ("database",)),
@@ -134,4 +201,6 @@ RULES = FormatRules(
     blank_line=rejected("empty_line", None),
     batches=True,
     mutations=JSON_MUTATIONS,
+    # A watermark is skipped before the checks a mutant of it would expect.
+    mutable=lambda message: message.get("type") != TIDB_WATERMARK,
 )
