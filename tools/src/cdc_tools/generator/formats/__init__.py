@@ -28,7 +28,10 @@ class Encoder:
     """`event_time_resolution_ms` and `carries_emit_time` (module constants
     EVENT_TIME_RESOLUTION_MS, CARRIES_EMIT_TIME; default 1 and True) say what the format's
     times can hold, so its expected facts are the logical times as it can carry them;
-    `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends."""
+    `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends, and
+    `ddl_carries_sql` and `ddl_carries_event_time` (DDL_CARRIES_SQL, DDL_CARRIES_EVENT_TIME;
+    default True) whether its DDL messages hold the statement and its execution time (AWS
+    DMS's control records hold neither)."""
 
     name: str
     carries_ddl: bool
@@ -38,6 +41,8 @@ class Encoder:
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
     ddl_kinds: frozenset[str] = ALL_DDL_KINDS
+    ddl_carries_sql: bool = True
+    ddl_carries_event_time: bool = True
 
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
@@ -50,6 +55,8 @@ class Encoder:
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
             getattr(module, "DDL_KINDS", ALL_DDL_KINDS),
+            getattr(module, "DDL_CARRIES_SQL", True),
+            getattr(module, "DDL_CARRIES_EVENT_TIME", True),
         )
 
     def sent_schema_changes(self, schema_changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -61,13 +68,20 @@ class Encoder:
         return self.event_time_resolution_ms == 1 and self.carries_emit_time
 
     def expected(self, fact: dict[str, Any]) -> dict[str, Any]:
-        """An expected row or schema change as this format can carry its times."""
+        """An expected row or schema change as this format can carry its times (and, for a
+        schema change, its statement)."""
+        if "sql" in fact:
+            fact = {
+                **fact,
+                "sql": fact["sql"] if self.ddl_carries_sql else None,
+                "event_at_ms": fact["event_at_ms"] if self.ddl_carries_event_time else None,
+            }
         if self.keeps_times:
             return fact
         event_ms = fact["event_at_ms"]
         return {
             **fact,
-            "event_at_ms": event_ms - event_ms % self.event_time_resolution_ms,
+            "event_at_ms": None if event_ms is None else event_ms - event_ms % self.event_time_resolution_ms,
             "emitted_at_ms": fact["emitted_at_ms"] if self.carries_emit_time else None,
         }
 
