@@ -43,17 +43,16 @@
     data operation or record type. -#}
 {% macro aws_dms_json_event_kind(metadata) -%}
     {%- set operation = aws_dms_json_operation_name(metadata ~ '.operation') -%}
+    {%- set record_type = metadata ~ '.`record-type`' -%}
     case
         when coalesce({{ operation }}, '') = '' then null
-        when {{ metadata }}.`record-type` = 'data' and {{ operation }} in ('load', 'insert', 'update', 'delete')
-            then 'row_change'
-        when {{ metadata }}.`record-type` != 'control' then null
-        when {{ metadata }}.`table-name` like 'awsdms\\_%' then 'control'
-        when {{ operation }} in (
+        when {{ record_type }} = 'data' and {{ operation }} in ('load', 'insert', 'update', 'delete') then 'row_change'
+        when {{ record_type }} = 'control' and {{ metadata }}.`table-name` like 'awsdms\\_%' then 'control'
+        when {{ record_type }} = 'control' and {{ operation }} in (
             'createtable', 'droptable', 'truncatetable', 'renametable',
             'changecolumns', 'addcolumn', 'dropcolumn', 'renamecolumn', 'columntypechange'
         ) then 'schema_change'
-        else 'control'
+        when {{ record_type }} = 'control' then 'control'
     end
 {%- endmacro %}
 

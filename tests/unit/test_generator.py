@@ -557,7 +557,8 @@ def test_aws_dms_json_encodings() -> None:
         False,
         1.05,
     )
-    # DDL: a control record with the table's definition after it, no statement, no commit time.
+    # DDL: a control record with the table's definition after it, no statement, no commit time:
+    # its `timestamp` the DDL's execution time, when DMS reads it.
     assert encode("aws_dms_json", ALTER) == [
         {
             "control": {
@@ -573,7 +574,7 @@ def test_aws_dms_json_encodings() -> None:
                 }
             },
             "metadata": {
-                "timestamp": "2023-11-14T22:13:23.400000Z",
+                "timestamp": "2023-11-14T22:13:23.000000Z",
                 "record-type": "control",
                 "operation": "add-column",
                 "partition-key-type": "task-id",
@@ -587,9 +588,14 @@ def test_aws_dms_json_encodings() -> None:
     assert (truncated["control"], truncated["metadata"]["operation"]) == ({}, "truncate-table")
     index = replace(ALTER, schema_change=SchemaChange("CREATE_INDEX", "db", "t", "CREATE INDEX `i` ON `t` (`d`)", T))
     assert encode("aws_dms_json", index) == []  # DMS sends no index DDL
-    # Its expected schema changes hold no statement and no execution time.
+    # Its expected schema changes hold no statement, and their one time as the emit time.
     [change] = expected_schema_changes(ALTER)
-    assert FORMATS["aws_dms_json"].expected(change) == {**change, "sql": None, "event_at_ms": None}
+    assert FORMATS["aws_dms_json"].expected(change) == {
+        **change,
+        "sql": None,
+        "event_at_ms": None,
+        "emitted_at_ms": 1700000003000,
+    }
 
 
 # ------------------------------------------------------------------ expected results

@@ -30,8 +30,9 @@ class Encoder:
     times can hold, so its expected facts are the logical times as it can carry them;
     `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends, and
     `ddl_carries_sql` and `ddl_carries_event_time` (DDL_CARRIES_SQL, DDL_CARRIES_EVENT_TIME;
-    default True) whether its DDL messages hold the statement and its execution time (AWS
-    DMS's control records hold neither)."""
+    default True) whether its DDL messages hold the statement and its execution time: AWS DMS's
+    control records hold neither, only the time DMS read the DDL, their emit time, which its
+    encoder gives as the execution time."""
 
     name: str
     carries_ddl: bool
@@ -74,7 +75,7 @@ class Encoder:
             fact = {
                 **fact,
                 "sql": fact["sql"] if self.ddl_carries_sql else None,
-                "event_at_ms": fact["event_at_ms"] if self.ddl_carries_event_time else None,
+                **({} if self.ddl_carries_event_time else {"event_at_ms": None, "emitted_at_ms": fact["event_at_ms"]}),
             }
         if self.keeps_times:
             return fact

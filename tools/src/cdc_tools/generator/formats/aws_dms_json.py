@@ -13,7 +13,9 @@ IncludeControlDetails, IncludeTableAlterOperations, IncludeNullAndEmpty and Befo
 - DDL: create-table, add-column / drop-column (an ALTER by its statement), rename-table with
   the table's `table-def` after it (columns by name with DMS's type, `primary-key`);
   drop-table and truncate-table with an empty `control`. A control record carries no statement
-  and no commit time; DMS sends nothing for index and database DDL.
+  and no commit time, only its `timestamp`, when DMS read the DDL from the log: the DDL's
+  execution time here (a later emit time would place it after the rows that follow it, which
+  DMS reads after it). DMS sends nothing for index and database DDL.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def _control(statement: Statement) -> list[str]:
     operation = _alter_operation(change) if change.kind == "ALTER" else CONTROL_OPERATIONS[change.kind]
     control = {} if change.kind in ("DROP", "TRUNCATE") else {"table-def": _table_definition(change.table)}
     metadata = {
-        "timestamp": _time(statement.emitted_ms),
+        "timestamp": _time(statement.event_ms),
         "record-type": "control",
         "operation": operation,
         "partition-key-type": "task-id",
