@@ -59,8 +59,11 @@ from (
             when event_kind is null and coalesce(source_operation, '') = '' then 'missing_event_type'
             when event_kind is null then 'unknown_event_type'
             when database_name is null then 'missing_database'
-            -- A DDL message carries its statement (a TRUNCATE's kind is known without it).
-            when event_kind = 'schema_change' and sql_text is null and coalesce(operation, '') != 'TRUNCATE' then 'missing_sql'
+            -- A DDL message carries its statement, or the table's change it made (`table_change`:
+            -- AWS DMS sends no statement); a TRUNCATE's kind is known without either.
+            when
+                event_kind = 'schema_change' and sql_text is null and table_change is null and coalesce(operation, '') != 'TRUNCATE'
+                then 'missing_sql'
             when event_kind = 'schema_change' then null
             when table_name is null then 'missing_table'
             when image_rejection_reason is not null then image_rejection_reason

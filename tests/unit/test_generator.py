@@ -614,6 +614,74 @@ def test_ogg_json_encodings() -> None:
     ]
     expected = FORMATS["ogg_json"].expected(expected_schema_changes(truncate)[0])
     assert (expected["ddl_kind"], expected["sql"]) == ("TRUNCATE", None)
+# -------------------------------------------------------------------------- aws_dms_json
+
+
+def test_aws_dms_json_encodings() -> None:
+    # seq 3 (odd): no stream-position; numbers as JSON numbers, the decimal with its scale;
+    # times ISO-8601 with microseconds.
+    [insert] = FORMATS["aws_dms_json"].encode(INSERT)
+    assert insert == (
+        '{"data":{"id":1,"price":-12.34,"at":"2024-01-02 03:04:05.123457","d":"2024-02-29","name":"Zoë \\"q\\""},'
+        '"metadata":{"timestamp":"2023-11-14T22:13:20.100000Z","record-type":"data","operation":"insert",'
+        '"partition-key-type":"schema-table","schema-name":"db","table-name":"t","transaction-id":1003,'
+        '"transaction-record-id":1,"commit-timestamp":"2023-11-14T22:13:20.000000Z"}}'
+    )
+    # seq 4 (even), two rows: each its place in the transaction and its stream position, and
+    # its before image (ColumnFilter all: every column).
+    first, second = encode("aws_dms_json", UPDATE)
+    assert [m["metadata"]["transaction-record-id"] for m in (first, second)] == [1, 2]
+    assert [m["metadata"]["stream-position"] for m in (first, second)] == [
+        "mysql-bin.000003:400:0",
+        "mysql-bin.000003:400:1",
+    ]
+    assert (first["before-image"]["name"], first["data"]["name"]) == ('Zoë "q"', None)
+    assert (second["before-image"]["price"], second["data"]["price"]) == (None, 1.05)
+    [delete] = encode("aws_dms_json", DELETE)
+    assert (delete["metadata"]["operation"], "before-image" in delete, delete["data"]["price"]) == (
+        "delete",
+        False,
+        1.05,
+    )
+    # DDL: a control record with the table's definition after it, no statement, no commit time:
+    # its `timestamp` the DDL's execution time, when DMS reads it.
+    assert encode("aws_dms_json", ALTER) == [
+        {
+            "control": {
+                "table-def": {
+                    "columns": {
+                        "id": {"type": "INT32", "nullable": False},
+                        "price": {"type": "NUMERIC", "nullable": True},
+                        "at": {"type": "DATETIME", "nullable": False},
+                        "d": {"type": "DATE", "nullable": True},
+                        "name": {"type": "STRING", "nullable": True},
+                    },
+                    "primary-key": ["id"],
+                }
+            },
+            "metadata": {
+                "timestamp": "2023-11-14T22:13:23.000000Z",
+                "record-type": "control",
+                "operation": "add-column",
+                "partition-key-type": "task-id",
+                "schema-name": "db",
+                "table-name": "t",
+            },
+        }
+    ]
+    truncate = replace(ALTER, schema_change=SchemaChange("TRUNCATE", "db", "t", "TRUNCATE TABLE `t`"))
+    [truncated] = encode("aws_dms_json", truncate)
+    assert (truncated["control"], truncated["metadata"]["operation"]) == ({}, "truncate-table")
+    index = replace(ALTER, schema_change=SchemaChange("CREATE_INDEX", "db", "t", "CREATE INDEX `i` ON `t` (`d`)", T))
+    assert encode("aws_dms_json", index) == []  # DMS sends no index DDL
+    # Its expected schema changes hold no statement, and their one time as the emit time.
+    [change] = expected_schema_changes(ALTER)
+    assert FORMATS["aws_dms_json"].expected(change) == {
+        **change,
+        "sql": None,
+        "event_at_ms": None,
+        "emitted_at_ms": 1700000003000,
+    }
 
 
 # ------------------------------------------------------------------ expected results
@@ -815,6 +883,17 @@ def _decode(format_name: str, line: str) -> list[tuple]:
         after = value.get("after")
         before = {**after, **value["before"]} if op == "UPDATE" else value.get("before")
         return [_row(op, database, table, value["primary_keys"], before, after)]
+    if format_name == "aws_dms_json":
+        value = json.loads(line, parse_int=str, parse_float=str)  # a number's text, as staging keeps it
+        metadata = value["metadata"]
+        if metadata["record-type"] != "data":
+            return []
+        op, data = metadata["operation"].upper(), value["data"]
+        key = KEYS[(metadata["schema-name"], metadata["table-name"])]  # a data record names no key
+        before = value["before-image"] if op == "UPDATE" else data if op == "DELETE" else None
+        return [
+            _row(op, metadata["schema-name"], metadata["table-name"], key, before, None if op == "DELETE" else data)
+        ]
     assert format_name == "kafka_river_json"
     op = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}[value["event"]]
     image = {c["n"]: c.get("v") for c in value["columns"]}

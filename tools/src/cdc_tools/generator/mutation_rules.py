@@ -113,7 +113,7 @@ def canal_missing(op_field: str, old_field: str, database_fields: tuple[str, ...
         if name in database_fields and not any(message.get(f) for f in database_fields if f != name):
             return "missing_database"
         if op not in CANAL_ROW:
-            return "missing_sql" if name == "sql" and op != "TRUNCATE" else None
+            return "missing_sql" if name == "sql" and op != "TRUNCATE" and not message.get("tableChanges") else None
         if name == "table":
             return "missing_table"
         if name == "data" and not (op == "DELETE" and message.get(old_field)):

@@ -29,8 +29,10 @@ class Encoder:
     EVENT_TIME_RESOLUTION_MS, CARRIES_EMIT_TIME; default 1 and True) say what the format's
     times can hold, so its expected facts are the logical times as it can carry them;
     `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends, and
-    `carries_ddl_statement` (CARRIES_DDL_STATEMENT, default True) whether it sends their SQL
-    (GoldenGate's TRUNCATE does not: its expected statement is NULL)."""
+    `ddl_carries_sql` and `ddl_carries_event_time` (DDL_CARRIES_SQL, DDL_CARRIES_EVENT_TIME;
+    default True) whether its DDL messages hold the statement and its execution time: AWS DMS's
+    control records hold neither, only the time DMS read the DDL, their emit time, which its
+    encoder gives as the execution time."""
 
     name: str
     carries_ddl: bool
@@ -40,7 +42,8 @@ class Encoder:
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
     ddl_kinds: frozenset[str] = ALL_DDL_KINDS
-    carries_ddl_statement: bool = True
+    ddl_carries_sql: bool = True
+    ddl_carries_event_time: bool = True
 
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
@@ -53,7 +56,8 @@ class Encoder:
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
             getattr(module, "DDL_KINDS", ALL_DDL_KINDS),
-            getattr(module, "CARRIES_DDL_STATEMENT", True),
+            getattr(module, "DDL_CARRIES_SQL", True),
+            getattr(module, "DDL_CARRIES_EVENT_TIME", True),
         )
 
     def sent_schema_changes(self, schema_changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -65,15 +69,20 @@ class Encoder:
         return self.event_time_resolution_ms == 1 and self.carries_emit_time
 
     def expected(self, fact: dict[str, Any]) -> dict[str, Any]:
-        """An expected row or schema change as this format can carry its times and statement."""
-        if "sql" in fact and not self.carries_ddl_statement:
-            fact = {**fact, "sql": None}
+        """An expected row or schema change as this format can carry its times (and, for a
+        schema change, its statement)."""
+        if "sql" in fact:
+            fact = {
+                **fact,
+                "sql": fact["sql"] if self.ddl_carries_sql else None,
+                **({} if self.ddl_carries_event_time else {"event_at_ms": None, "emitted_at_ms": fact["event_at_ms"]}),
+            }
         if self.keeps_times:
             return fact
         event_ms = fact["event_at_ms"]
         return {
             **fact,
-            "event_at_ms": event_ms - event_ms % self.event_time_resolution_ms,
+            "event_at_ms": None if event_ms is None else event_ms - event_ms % self.event_time_resolution_ms,
             "emitted_at_ms": fact["emitted_at_ms"] if self.carries_emit_time else None,
         }
 

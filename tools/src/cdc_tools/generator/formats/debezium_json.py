@@ -332,7 +332,7 @@ def _debezium_missing(message: Message, path: Path) -> str | None:
             return "missing_database"
         if path == ("databaseName",) and not get(payload, ("source", "db")):
             return "missing_database"
-        return "missing_sql" if path == ("ddl",) else None
+        return "missing_sql" if path == ("ddl",) and not payload.get("tableChanges") else None
     if path == ("op",):
         return "missing_event_type"
     if path in (("source",), ("source", "db")):

@@ -109,7 +109,7 @@ def _maxwell_missing(message: Message, path: Path) -> str | None:
     if name == "database":
         return "missing_database"
     if message.get("type") not in ROW_TYPE_NAMES:
-        return "missing_sql" if name == "sql" else None
+        return "missing_sql" if name == "sql" and not message.get("def") else None
     return {
         "table": "missing_table",
         "data": "missing_row_image",

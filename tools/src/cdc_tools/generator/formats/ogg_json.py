@@ -30,7 +30,7 @@ from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Mess
 NAME = "ogg_json"
 CARRIES_DDL = True
 DDL_KINDS = frozenset({"TRUNCATE"})
-CARRIES_DDL_STATEMENT = False
+DDL_CARRIES_SQL = False
 
 OP_TYPES = {"INSERT": "I", "UPDATE": "U", "DELETE": "D"}
 
