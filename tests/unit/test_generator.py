@@ -614,6 +614,8 @@ def test_ogg_json_encodings() -> None:
     ]
     expected = FORMATS["ogg_json"].expected(expected_schema_changes(truncate)[0])
     assert (expected["ddl_kind"], expected["sql"]) == ("TRUNCATE", None)
+
+
 # -------------------------------------------------------------------------- aws_dms_json
 
 
