@@ -1,6 +1,6 @@
 {#- Every format's last step: its messages, spelled in the shared shape (the columns named in
-    `staged_message_columns`, plus event_kind, skip_reason and the format's rejection reasons),
-    classified by one rejection ladder and given their load time. What comes after staging is
+    `staged_message_columns`, plus event_kind, skip_reason, old_images_expected and the format's
+    rejection reasons), classified by one rejection ladder and given their load time. What comes after staging is
     the same for every format. -#}
 {% macro staged_messages(source_format, spelled) -%}
 select
@@ -41,7 +41,7 @@ from (
     {{ return([
         'source_format', 'file_path', 'line_number', 'message_index', 'landed_at', 'loaded_at',
         'payload', 'message_json', 'disposition', 'disposition_reason',
-        'source_operation', 'operation', 'database_name', 'table_name', 'event_at', 'emitted_at',
+        'source_operation', 'operation', 'is_snapshot', 'database_name', 'table_name', 'event_at', 'emitted_at',
         'source_position', 'source_coordinates', 'message_id', 'transaction_id', 'key_columns', 'row_images', 'before_images_are_partial',
         'column_types', 'column_jdbc_types', 'sql_text', 'table_change',
     ]) }}
@@ -71,7 +71,8 @@ from (
                     row_image -> {{ map_size("if(operation = 'DELETE', row_image.before_image, row_image.after_image)") }} = 0
                 )
                 then 'missing_row_image'
-            when operation = 'UPDATE' and exists(row_images, row_image -> row_image.before_image is null)
+            -- Unless the source may send an UPDATE without its old image: its before image is then unknown.
+            when operation = 'UPDATE' and old_images_expected and exists(row_images, row_image -> row_image.before_image is null)
                 then 'missing_old_image'
         end
     )

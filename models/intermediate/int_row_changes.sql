@@ -59,6 +59,7 @@ select
     table_name,
     operation,
     source_operation,
+    is_snapshot,
     primary_key_columns,
     {{ primary_key_json('primary_key_columns', 'before_image', 'after_image') }} as primary_key,
     before_image,

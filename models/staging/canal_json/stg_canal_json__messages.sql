@@ -28,6 +28,8 @@ spelled as (
         {{ paired_row_images('message.type', 'data_images', 'old_images') }} as row_images,
         -- `old` holds the changed columns only (000), or the whole old row (001).
         true as before_images_are_partial,
+        false as is_snapshot,
+        true as old_images_expected,
         message.mysqlType as column_types,
         message.sqlType as column_jdbc_types,
         nullif(message.sql, '') as sql_text,

@@ -30,6 +30,8 @@ spelled as (
         {{ paired_row_images('message.action', 'data_images', 'before_images') }} as row_images,
         -- `before` is the full old row; overlaying keeps a partial one correct too.
         true as before_images_are_partial,
+        false as is_snapshot,
+        true as old_images_expected,
         message.dbValType as column_types,
         message.jdbcType as column_jdbc_types,
         nullif(message.sql, '') as sql_text,

@@ -60,6 +60,8 @@ spelled as (
             'after_image', {{ debezium_json_image('event.after', 'message') }}
         )) as row_images,
         false as before_images_are_partial,
+        coalesce(event.op = 'r', false) as is_snapshot,
+        true as old_images_expected,
         cast(null as map <string, string>) as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         if(table_changes._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,

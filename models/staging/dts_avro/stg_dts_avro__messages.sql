@@ -48,6 +48,8 @@ spelled as (
         {{ dts_avro_key_columns('message.tags') }} as key_columns,
         {{ dts_avro_row_images('message', 'field_names', 'before_values', 'after_values') }} as row_images,
         false as before_images_are_partial,
+        false as is_snapshot,
+        true as old_images_expected,
         {{ dts_avro_column_types('message.fields.array', 'type_names') }} as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         cast(null as {{ table_changes_schema() }}) as table_change,

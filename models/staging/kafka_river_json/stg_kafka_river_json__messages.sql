@@ -35,6 +35,8 @@ spelled as (
             'after_image', if(message.event in ('i', 'u'), row_image, null)
         )) as row_images,
         true as before_images_are_partial,
+        false as is_snapshot,
+        true as old_images_expected,
         {{ kafka_river_json_column_map('message.columns', 'row_column.t') }} as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         cast(null as string) as sql_text,

@@ -43,6 +43,8 @@ spelled as (
             'after_image', if(message.type in ('insert', 'bootstrap-insert', 'update'), data_image, null)
         )) as row_images,
         true as before_images_are_partial,
+        coalesce(message.type = 'bootstrap-insert', false) as is_snapshot,
+        true as old_images_expected,
         cast(null as map <string, string>) as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         nullif(message.sql, '') as sql_text,

@@ -82,6 +82,8 @@ spelled as (
             'after_image', {{ oms_avro_image('fields', 'after_values') }}
         )) as row_images,
         false as before_images_are_partial,
+        false as is_snapshot,
+        true as old_images_expected,
         {{ oms_avro_column_types('fields', 'coalesce(after_images, before_images)', 'type_names') }} as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         cast(null as {{ table_changes_schema() }}) as table_change,
