@@ -86,10 +86,10 @@
 
 {#- The value's fields (the row's columns and the metadata) as a JSON image: a wrapped value's
     `payload`, else the whole value, read again as a map (its columns are not known in advance). -#}
-{% macro debezium_flat_json_value(message_json, payload, is_wrapped) -%}
+{% macro debezium_flat_json_value(message_json, payload_fields, is_wrapped) -%}
     if(
         {{ is_wrapped }},
-        {{ json_value_get(payload, '$', json_image_type()) }},
+        {{ payload_fields }},
         from_json({{ json_exact_numbers(message_json) }}, '{{ json_image_type() }}')
     )
 {%- endmacro %}

@@ -53,7 +53,7 @@ def _field_schema(envelope_schema: dict[str, Any], path: tuple[str, ...]) -> dic
 
 def _flattened(value: dict[str, Any]) -> dict[str, Any]:
     """A Debezium change event value as ExtractNewRecordState gives it (see the module's doc)."""
-    payload = value.get("payload", value)
+    payload = value["payload"] if "schema" in value else value
     deleted = payload["op"] == "d"
     flat = dict(payload["before"] if deleted else payload["after"])
     for name, path in ADDED_FIELDS:
@@ -64,7 +64,12 @@ def _flattened(value: dict[str, Any]) -> dict[str, Any]:
     envelope = value["schema"]
     row = _field_schema(envelope, ("before",))
     added = [{**_field_schema(envelope, path), "field": name} for name, path in ADDED_FIELDS]
-    schema = {"type": "struct", "name": row["name"], "optional": False, "fields": [*row["fields"], *added, DELETED_SCHEMA]}
+    schema = {
+        "type": "struct",
+        "name": row["name"],
+        "optional": False,
+        "fields": [*row["fields"], *added, DELETED_SCHEMA],
+    }
     return {"schema": schema, "payload": flat}
 
 
@@ -78,7 +83,9 @@ def encode(statement: Statement) -> list[str]:
 
 
 def _flat_root(message: Message) -> Message:
-    return message["payload"] if isinstance(message.get("payload"), dict) else message
+    """A wrapped value's payload, else the value (a bare row may have a `payload` column)."""
+    wrapped = isinstance(message.get("schema"), dict) and isinstance(message.get("payload"), dict)
+    return message["payload"] if wrapped else message
 
 
 def _flat_missing(message: Message, path: Path) -> str | None:
