@@ -49,7 +49,10 @@ spelled as (
     select
         *,
         'tombstone' as skip_reason,
-        {{ debezium_json_operation('event_kind', 'source_operation', 'null', 'null') }} as operation,
+        -- Debezium's row operations (its schema change kinds do not apply: no DDL here).
+        if(
+            event_kind = 'row_change', {{ debezium_json_operation('event_kind', 'source_operation', 'null', 'null') }}, null
+        ) as operation,
         nullif({{ debezium_flat_json_source_field('metadata', 'db') }}, '') as database_name,
         nullif({{ debezium_flat_json_source_field('metadata', 'table') }}, '') as table_name,
         {{ epoch_to_timestamp('metadata.__source_ts_ms') }} as event_at,
