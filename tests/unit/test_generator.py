@@ -532,6 +532,62 @@ def test_kafka_river_json_encodings() -> None:
     assert encode("kafka_river_json", ALTER) == []
 
 
+# -------------------------------------------------------------------- debezium_flat_json
+
+
+def _flat_metadata(op, ts_ms, emitted_ms, pos, row, deleted="false") -> dict:
+    return {
+        "__op": op,
+        "__db": "db",
+        "__table": "t",
+        "__source_ts_ms": ts_ms,
+        "__ts_ms": emitted_ms,
+        "__source_file": "mysql-bin.000003",
+        "__source_pos": pos,
+        "__source_row": row,
+        "__deleted": deleted,
+    }
+
+
+def test_debezium_flat_json_is_the_row_with_the_added_fields_and_no_old_row() -> None:
+    # seq 3 (odd): bare; the row as debezium_json's `after` (ints as numbers, the rest as text).
+    assert encode("debezium_flat_json", INSERT) == [
+        {**A_TEXT, "id": 1, **_flat_metadata("c", 1700000000000, 1700000000100, 154, 0)}
+    ]
+    # seq 5: the delete rewritten, the deleted row and `__deleted` "true".
+    assert encode("debezium_flat_json", DELETE) == [
+        {**B2_TEXT, "id": 2, **_flat_metadata("d", 1700000002000, 1700000002300, 700, 0, "true")}
+    ]
+    assert encode("debezium_flat_json", ALTER) == []  # schema changes stay on their own topic
+
+
+def test_debezium_flat_json_with_schema_names_the_row_and_added_fields() -> None:
+    # seq 4 (even): schema + payload, the rows' new values in Connect types; no old values.
+    a2 = {"id": 1, "price": "+y4=", "at": 1704164645123457, "d": 19782, "name": None}
+    b2 = {"id": 2, "price": "aQ==", "at": 1000001, "d": None, "name": ""}
+    lines = encode("debezium_flat_json", UPDATE)
+    assert [line["payload"] for line in lines] == [
+        {**a2, **_flat_metadata("u", 1700000001000, 1700000001200, 400, 0)},
+        {**b2, **_flat_metadata("u", 1700000001000, 1700000001200, 400, 1)},
+    ]
+    for line in lines:
+        schema = line["schema"]
+        assert (schema["name"], schema["type"]) == ("server1.db.t.Value", "struct")
+        assert schema["fields"][: len(VALUE_FIELDS)] == VALUE_FIELDS
+        added = {field["field"]: field["type"] for field in schema["fields"][len(VALUE_FIELDS) :]}
+        assert added == {
+            "__op": "string",
+            "__db": "string",
+            "__table": "string",
+            "__source_ts_ms": "int64",
+            "__ts_ms": "int64",
+            "__source_file": "string",
+            "__source_pos": "int64",
+            "__source_row": "int32",
+            "__deleted": "string",
+        }
+
+
 # -------------------------------------------------------------------------- maxwell_json
 
 
@@ -868,6 +924,15 @@ def _decode(format_name: str, line: str) -> list[tuple]:
         source = payload["source"]
         key = KEYS[(source["db"], source["table"])]  # a Debezium value carries no key names
         return [_row(op, source["db"], source["table"], key, decode(payload["before"]), decode(payload["after"]))]
+    if format_name == "debezium_flat_json":
+        wrapped = isinstance(value.get("schema"), dict)  # a bare row may have a `payload` column
+        flat = value["payload"] if wrapped else value
+        fields = {f["field"]: f for f in value["schema"]["fields"]} if wrapped else {}
+        row = {n: _debezium_value(v, fields.get(n, {})) for n, v in flat.items() if not n.startswith("__")}
+        op = {"c": "INSERT", "u": "UPDATE", "d": "DELETE"}[flat["__op"]]
+        key = KEYS[(flat["__db"], flat["__table"])]  # a flattened value carries no key names
+        before, after = (row, None) if op == "DELETE" else (None, row)  # an update's old row is not sent
+        return [_row(op, flat["__db"], flat["__table"], key, before, after)]
     if format_name == "maxwell_json":
         value = json.loads(line, parse_int=str, parse_float=str)  # a number's text, as staging keeps it
         if value["type"] not in ("insert", "update", "delete"):
@@ -991,7 +1056,7 @@ def _decode_oms(lines: list[str]) -> list[tuple]:
 def test_every_format_decodes_to_the_expected_row_changes(format_name: str) -> None:
     expected, decoded = Counter(), Counter()
     for statement in logical_stream(3, 600):
-        for row in expected_row_changes(statement):
+        for row in map(FORMATS[format_name].expected, expected_row_changes(statement)):
             expected[
                 _row(
                     row["operation"],

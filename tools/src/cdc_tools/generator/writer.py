@@ -188,7 +188,7 @@ def generate(
                     count.redelivered_changes += len(row_changes) + len(sent_schema_changes)
                     continue
                 placed[encoder.name].append(file)
-                encoder_rows = row_lines if encoder.keeps_times else [_jsonl(encoder.expected(r)) for r in row_changes]
+                encoder_rows = row_lines if encoder.keeps_facts else [_jsonl(encoder.expected(r)) for r in row_changes]
                 rows_out, schema_out = expected[encoder.name]
                 rows_out.writelines(encoder_rows)
                 count.row_changes += len(row_changes)

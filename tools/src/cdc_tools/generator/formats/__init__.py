@@ -27,7 +27,8 @@ ALL_DDL_KINDS = frozenset(get_args(DdlKind))
 class Encoder:
     """`event_time_resolution_ms` and `carries_emit_time` (module constants
     EVENT_TIME_RESOLUTION_MS, CARRIES_EMIT_TIME; default 1 and True) say what the format's
-    times can hold, so its expected facts are the logical times as it can carry them;
+    times can hold, and `carries_old_images` (CARRIES_OLD_IMAGES, default True) whether it
+    sends an UPDATE's old row, so its expected facts are the logical ones as it can carry them;
     `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends, and
     `ddl_carries_sql` and `ddl_carries_event_time` (DDL_CARRIES_SQL, DDL_CARRIES_EVENT_TIME;
     default True) whether its DDL messages hold the statement and its execution time: AWS DMS's
@@ -41,6 +42,7 @@ class Encoder:
     avro_schema: dict[str, Any] | None = None
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
+    carries_old_images: bool = True
     ddl_kinds: frozenset[str] = ALL_DDL_KINDS
     ddl_carries_sql: bool = True
     ddl_carries_event_time: bool = True
@@ -55,6 +57,7 @@ class Encoder:
             getattr(module, "AVRO_SCHEMA", None),
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
+            getattr(module, "CARRIES_OLD_IMAGES", True),
             getattr(module, "DDL_KINDS", ALL_DDL_KINDS),
             getattr(module, "DDL_CARRIES_SQL", True),
             getattr(module, "DDL_CARRIES_EVENT_TIME", True),
@@ -65,26 +68,31 @@ class Encoder:
         return [change for change in schema_changes if self.carries_ddl and change["ddl_kind"] in self.ddl_kinds]
 
     @property
-    def keeps_times(self) -> bool:
-        return self.event_time_resolution_ms == 1 and self.carries_emit_time
+    def keeps_facts(self) -> bool:
+        return self.event_time_resolution_ms == 1 and self.carries_emit_time and self.carries_old_images
 
     def expected(self, fact: dict[str, Any]) -> dict[str, Any]:
-        """An expected row or schema change as this format can carry its times (and, for a
-        schema change, its statement)."""
+        """An expected row or schema change as this format can carry it: its times, a schema
+        change's statement, and an UPDATE's before image, unknown (NULL) where the format sends
+        none, so that, as for an insert, every column of its after image counts as changed."""
         if "sql" in fact:
             fact = {
                 **fact,
                 "sql": fact["sql"] if self.ddl_carries_sql else None,
                 **({} if self.ddl_carries_event_time else {"event_at_ms": None, "emitted_at_ms": fact["event_at_ms"]}),
             }
-        if self.keeps_times:
+        if self.keeps_facts:
             return fact
         event_ms = fact["event_at_ms"]
-        return {
+        carried = {
             **fact,
             "event_at_ms": None if event_ms is None else event_ms - event_ms % self.event_time_resolution_ms,
             "emitted_at_ms": fact["emitted_at_ms"] if self.carries_emit_time else None,
         }
+        if not self.carries_old_images and fact.get("operation") == "UPDATE":
+            carried["before_image"] = None
+            carried["changed_columns"] = sorted(fact["after_image"])
+        return carried
 
 
 FORMATS: dict[str, Encoder] = {
