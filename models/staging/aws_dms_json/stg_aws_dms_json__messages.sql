@@ -61,8 +61,9 @@ spelled as (
         cast(null as map <string, string>) as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         cast(null as string) as sql_text,
-        cast({{ aws_dms_json_table_change('message.control.`table-def`', 'operation') }} as {{ table_changes_schema() }})
-            as table_change,
+        cast(
+            {{ aws_dms_json_table_change('message.control.`table-def`', 'operation') }} as {{ table_changes_schema() }}
+        ) as table_change,
         cast(null as string) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
     from kinds_and_images
