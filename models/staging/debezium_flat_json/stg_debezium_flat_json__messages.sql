@@ -1,3 +1,5 @@
+-- sqlfluff:max_parse_depth:1200
+-- (the row decoded by its Kafka Connect schema is one expression nested deeper than the parser's default)
 with
 
 -- One Kafka value per line (Debezium does not batch). An empty value or JSON null is a tombstone.
@@ -42,6 +44,19 @@ fields as (
 
 ),
 
+-- What the value is, and its row: every field but the metadata, decoded by its schema.
+rows as (
+
+    select
+        *,
+        if(is_tombstone, 'control', {{ debezium_flat_json_event_kind('op', 'metadata.__deleted') }}) as event_kind,
+        -- `__op`, or d where only `__deleted` says the row was deleted.
+        coalesce(op, if(metadata.__deleted = 'true', 'd', null)) as source_operation,
+        {{ debezium_flat_json_row('value_fields', 'if(is_wrapped, schema_fields, null)') }} as row_image
+    from fields
+
+),
+
 -- The value is the row after an insert, update or snapshot read, and the deleted row (its last
 -- state) for a delete; an update's old row is not sent.
 spelled as (
@@ -51,7 +66,9 @@ spelled as (
         'tombstone' as skip_reason,
         -- Debezium's row operations (its schema change kinds do not apply: no DDL here).
         if(
-            event_kind = 'row_change', {{ debezium_json_operation('event_kind', 'source_operation', 'null', 'null') }}, null
+            event_kind = 'row_change',
+            {{ debezium_json_operation('event_kind', 'source_operation', 'null', 'null') }},
+            null
         ) as operation,
         nullif({{ debezium_flat_json_source_field('metadata', 'db') }}, '') as database_name,
         nullif({{ debezium_flat_json_source_field('metadata', 'table') }}, '') as table_name,
@@ -80,15 +97,7 @@ spelled as (
         cast(null as {{ table_changes_schema() }}) as table_change,
         if(metadata._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
-    from (
-        select
-            *,
-            if(is_tombstone, 'control', {{ debezium_flat_json_event_kind('op', 'metadata.__deleted') }}) as event_kind,
-            -- `__op`, or d where only `__deleted` says the row was deleted.
-            coalesce(op, if(metadata.__deleted = 'true', 'd', null)) as source_operation,
-            {{ debezium_flat_json_row('value_fields', 'if(is_wrapped, schema_fields, null)') }} as row_image
-        from fields
-    )
+    from rows
 
 )
 

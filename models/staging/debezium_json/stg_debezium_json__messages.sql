@@ -10,6 +10,17 @@ messages as (
 
 ),
 
+-- The names of the schema's Kafka Connect types (the seed), beside every message.
+typed_messages as (
+
+    select
+        messages.*,
+        type_names.type_names
+    from messages
+    cross join {{ lookup_map(ref('debezium_connect_types'), 'connect_type', 'mysql_type', 'type_names') }} as type_names
+
+),
+
 -- The payload of a wrapped value, else the value itself, its first `tableChanges` entry, its
 -- row's column fields where it came with its schema (named by the seed), its images as text.
 events as (
@@ -27,9 +38,8 @@ events as (
             *,
             {{ debezium_json_table_changes('event.tableChanges') }} as table_changes,
             {{ debezium_json_row_fields('message') }} as row_fields
-        from (select *, {{ debezium_json_payload('message') }} as event from messages)
+        from (select *, {{ debezium_json_payload('message') }} as event from typed_messages)
     )
-    cross join {{ lookup_map(ref('debezium_connect_types'), 'connect_type', 'mysql_type', 'type_names') }} as type_names
 
 ),
 
