@@ -1,7 +1,7 @@
 {#- Every format's last step: its messages, spelled in the shared shape (the columns named in
     `staged_message_columns`, plus event_kind, skip_reason, old_images_expected and the format's
-    rejection reasons), classified by one rejection ladder and given their load time. What comes after staging is
-    the same for every format. -#}
+    rejection reasons), classified by one rejection ladder and given their load time. What comes
+    after staging is the same for every format. -#}
 {% macro staged_messages(source_format, spelled) -%}
 select
     '{{ source_format }}' as source_format,

@@ -25,7 +25,8 @@ wrapped as (
         select
             *,
             {{ json_value_get(
-                'message.schema', '$.fields', 'array<struct<`field`: string, `name`: string, `parameters`: map<string, string>>>'
+                'message.schema', '$.fields',
+                'array<struct<`field`: string, `type`: string, `name`: string, `parameters`: map<string, string>>>'
             ) }} as schema_fields,
             {{ json_value_get('message.payload', '$', json_image_type()) }} as payload_fields
         from messages
