@@ -50,6 +50,7 @@ up() {
         --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true" \
         --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state" \
         --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem \
+        --conf spark.sql.analyzer.maxIterations=200 \
         --hiveconf hive.server2.thrift.bind.host=127.0.0.1 \
         --hiveconf "hive.server2.thrift.port=$THRIFT_PORT" \
         spark-internal >"$LOG_FILE" 2>&1 < /dev/null &

@@ -15,5 +15,5 @@
     {%- for name in field.split('.') | reverse -%}
         {%- set schema.ddl = 'struct<`' ~ name ~ '`: ' ~ schema.ddl ~ '>' -%}
     {%- endfor -%}
-    from_json({{ json }}, '{{ schema.ddl }}').{{ field }} is not null
+    from_json({{ json }}, '{{ schema.ddl }}').`{{ field.split('.') | join('`.`') }}` is not null
 {%- endmacro %}
