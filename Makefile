@@ -51,8 +51,8 @@ demo: setup
 	$(BIN)/dbt build
 	$(BIN)/dbt docs generate
 
-# Everything CI runs: the fast checks, the builds, then the second run, on Spark 3.5 (20 min on a
-# loaded 2-core machine, docs/spark-versions.md).
+# Everything CI runs: the fast checks, the builds, then the second run, on Spark 3.5
+# (docs/spark-versions.md).
 test: test-fast test-integration test-spark35
 
 # The checks without a build of the data: a few minutes.
@@ -94,9 +94,11 @@ test-integration: setup browser
 	$(BIN)/pytest tests/integration
 	$(BIN)/pytest dbt-sparkpy/tests/integration
 
-# The end-to-end and local equivalence tests again on Spark 3.5 (no Thrift target there).
+# Spark 3.5's forms of the SQL: dbt's unit tests (every format's staging, its rejections, the
+# shared rules) and the local equivalence build (every model over every format's stream).
 test-spark35: $(INSTALLED35) profiles.yml
-	$(VENV35)/bin/pytest tests/integration/test_end_to_end.py tests/integration/test_format_equivalence.py
+	$(MAKE) test-dbt-unit BIN=$(VENV35)/bin
+	$(VENV35)/bin/pytest tests/integration/test_format_equivalence.py
 
 # The docs site test drives Debian's Chromium through its ChromeDriver; installed when missing
 # (CI runs as root on a fresh Debian machine; elsewhere through sudo).

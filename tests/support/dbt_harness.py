@@ -48,7 +48,7 @@ MARTS = (
     "dim_keyless_tables",
 )
 DBT_TIMEOUT_S = 1800
-# dbt unit tests do not depend on the landed data: the samples build runs them, once.
+# dbt unit tests do not depend on the landed data: `make test-dbt-unit` runs them, once per Spark.
 BUILD_WITHOUT_UNIT_TESTS = ["build", "--exclude", "test_type:unit"]
 
 UTC = timezone.utc

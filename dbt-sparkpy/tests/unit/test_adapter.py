@@ -110,6 +110,19 @@ def test_session_connections_use_the_seed_safe_wrapper() -> None:
     assert isinstance(connection.handle, SparkpySessionConnectionWrapper)
 
 
+def test_session_statements_run_on_the_running_session_as_it_is(spark: SparkSession) -> None:
+    creds = _creds(server_side_parameters={"spark.sql.shuffle.partitions": "7"})
+    connection = SparkpyConnectionManager.open(
+        Connection(type="sparkpy", name="t", credentials=creds, state=ConnectionState.INIT)
+    )
+    handle = connection.handle.cursor()
+    handle.execute("create or replace temporary view sparkpy_statement as select 42 as answer")
+    handle.execute("select answer from sparkpy_statement")  # a temp view: the same session
+    assert [tuple(row) for row in handle.fetchall()] == [(42,)]
+    # The profile's parameters built the session; they are not applied again per statement.
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "1"
+
+
 def test_submit_binds_spark_to_active_session(spark: SparkSession) -> None:
     code = textwrap.dedent(
         """

@@ -41,15 +41,11 @@ class SessionPythonJobHelper(PythonJobHelper):
                     "two. Use `method: thrift` with connect_url, or drop connect_url."
                 )
             return SparkSession.builder.remote(connect_url).getOrCreate()
-        active = SparkSession.getActiveSession()
-        if active is not None:
-            return active
-        # Same builder dbt-spark's `session` cursor uses, so a Python model that
-        # runs first still gets the profile's warehouse/metastore settings.
-        builder = SparkSession.builder.enableHiveSupport()
-        for key, value in (self.credentials.server_side_parameters or {}).items():
-            builder = builder.config(key, value)
-        return builder.getOrCreate()
+        # The session the SQL models use, so a Python model that runs first still gets the
+        # profile's warehouse/metastore settings.
+        from dbt.adapters.sparkpy.session import local_session
+
+        return local_session(self.credentials.server_side_parameters or {})
 
     def submit(self, compiled_code: str) -> None:
         """Exec the model; any exception becomes a DbtRuntimeError with its traceback."""

@@ -1,13 +1,47 @@
-"""dbt-spark's ``session`` connection, with seed values rendered as proper SQL literals."""
+"""dbt-spark's ``session`` connection on one SparkSession built once, with seed values rendered
+as proper SQL literals. Imported only where the session method runs: it needs pyspark."""
 
-from typing import Any, Union
+from typing import Any, Mapping, Union
 
-from dbt.adapters.spark.session import SessionConnectionWrapper
+from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
+from dbt_common.exceptions import DbtRuntimeError
+from pyspark import SparkContext
+from pyspark.sql import SparkSession
+from pyspark.sql.utils import AnalysisException
+
+
+def local_session(server_side_parameters: Mapping[str, Any]) -> SparkSession:
+    """The process's SparkSession: built with the profile's parameters the first time, then
+    taken as it is. Passing them to the builder again (dbt-spark does it for every statement)
+    changes nothing a running session can change, and Spark logs a warning each time."""
+    if SparkContext._active_spark_context is not None:
+        return SparkSession.builder.getOrCreate()
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in server_side_parameters.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+class SparkpyCursor(Cursor):
+    """dbt-spark's cursor, running its statements on `local_session`."""
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        if parameters:
+            sql = sql % parameters
+        try:
+            self._df = local_session(self.server_side_parameters).sql(sql)
+        except AnalysisException as exc:
+            raise DbtRuntimeError(str(exc)) from exc
 
 
 class SparkpySessionConnectionWrapper(SessionConnectionWrapper):
-    """dbt-spark renders a binding as ``'<value>'``: a seed's empty cell becomes the text
-    'None' and a quote inside a value breaks the statement. Render NULL and escaped strings."""
+    """Statements through `SparkpyCursor`. dbt-spark renders a binding as ``'<value>'``: a
+    seed's empty cell becomes the text 'None' and a quote inside a value breaks the statement.
+    Render NULL and escaped strings."""
+
+    def cursor(self) -> "SparkpySessionConnectionWrapper":
+        self._cursor = SparkpyCursor(server_side_parameters=self.handle.server_side_parameters)
+        return self
 
     @classmethod
     def _fix_binding(cls, value: Any) -> Union[str, float]:
