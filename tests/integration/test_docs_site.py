@@ -72,6 +72,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     generate = Build(name="docs", root=root, args=["docs", "generate"], driver_memory="2g")
     generate.start(profiles)
     generate.wait()
+    generate.stop()
     port = free_port()
     log = (root / "serve.txt").open("w")
     server = subprocess.Popen(

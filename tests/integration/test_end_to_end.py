@@ -4,14 +4,12 @@ Expectations are written by hand from the sample files under samples/landing/can
 the spec documents (000 canal FlatMessage, 001 canal-compatible platform, 002/004 canal JSON with
 tableChanges, TiCDC's Canal-JSON protocol), not copied from a build's output.
 
-The builds run through dbt_harness.Build (a dbt subprocess with its own Spark dir; marts read
-by a separate process). The two builds of this module (the samples; a landing root written by
-the test, which holds no other format's folder) start together on first use, so their JVM/Derby
-start-up overlaps. Each is awaited by the fixture that needs it. `dbt build` alone,
-not `dbt seed` first: build runs the seeds as nodes before the models that ref them (checked in
-run_results.json), and a separate seed command would cost another JVM. dbt's unit tests, which
-read no landed data, are left to `make test-dbt-unit` (in `make test-fast`, and again on Spark
-3.5 in `make test-spark35`): here they took most of the samples build's time.
+The builds run through dbt_harness.Build, one after the other in one worker process (its JVM
+warm for the second), each in a schema of its own: the samples; a landing root written by the
+test, which holds no other format's folder. Each is awaited by the fixture that needs it.
+`dbt build` alone, not `dbt seed` first: build runs the seeds as nodes before the models that
+ref them (checked in run_results.json). dbt's unit tests, which read no landed data, are left to
+`make test-dbt-unit` (in `make test-fast`, and again on Spark 3.5 in `make test-spark35`).
 
 The samples folder holds other formats' samples too; the samples tests look at canal_json's rows
 only (each format's own rows are its staging's tests).
@@ -30,6 +28,7 @@ from urllib.parse import urlparse
 import pytest
 
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
+from support.dbt_worker import DbtWorker
 
 SAMPLES = REPO / "samples" / "landing" / "canal_json"
 
@@ -177,16 +176,19 @@ def _write_landing(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build]]:
-    """Starts the module's builds at once, each in its own Spark dir."""
+    """Starts the module's builds, one after the other in one worker, each in a schema of its own."""
     root = tmp_path_factory.mktemp("e2e")
     profiles = profiles_dir(root)
+    worker = DbtWorker(root / "spark")
     started = {
-        "samples": Build("samples", root / "samples", BUILD_WITHOUT_UNIT_TESTS),
+        "samples": Build("samples", root / "samples", BUILD_WITHOUT_UNIT_TESTS, worker=worker),
         "custom": Build(
             "custom landing root",
             root / "custom",
             BUILD_WITHOUT_UNIT_TESTS,
             _write_landing(root / "landing"),
+            schema="cdc_custom",
+            worker=worker,
             followups=[
                 ["run-operation", "create_typed_replica", "--args", json.dumps(names)]
                 for names in (
@@ -201,8 +203,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
             build.start(profiles)
         yield started
     finally:
-        for build in started.values():
-            build.stop()
+        worker.close()
 
 
 @pytest.fixture(scope="module")

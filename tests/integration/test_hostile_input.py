@@ -40,6 +40,7 @@ from cdc_tools.generator.stream import logical_stream
 from cdc_tools.registry import project_formats
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, REPO, Build, file_name, profiles_dir
+from support.dbt_worker import DbtWorker
 from support.hostile_inputs import (
     CONTAINER_MUTATIONS,
     FORMAT_RULES,
@@ -155,6 +156,7 @@ def landing(tmp_path_factory: pytest.TempPathFactory) -> Landing:
 def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterator[dict[str, Build]]:
     root = tmp_path_factory.mktemp("hostile_build")
     profiles = profiles_dir(root)
+    worker = DbtWorker(root / "spark")  # the two builds one after the other, each in its schema
     started = {
         "hostile": Build(
             "hostile input",
@@ -163,14 +165,17 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterat
             landing.root,
             driver_memory="2g",
             dbt_vars=landing.dbt_vars,
+            worker=worker,
         ),
         "freshness": Build(
             "source freshness",
             root / "freshness",
             ["source", "freshness"],
             _write_freshness_landing(root / "freshness_landing"),
-            driver_memory="1g",
+            driver_memory="2g",
+            schema="cdc_freshness",
             check=False,
+            worker=worker,
         ),
     }
     try:
@@ -178,8 +183,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterat
             build.start(profiles)
         yield started
     finally:
-        for build in started.values():
-            build.stop()
+        worker.close()
 
 
 @pytest.fixture(scope="module")
@@ -568,4 +572,4 @@ def test_source_freshness_runs_on_the_local_target_and_grades_landing_age(builds
         "debezium_json": "warn",
         "cloudcanal_json": "error",
     }
-    assert freshness.returncode == 1  # an error fails the command
+    assert freshness.succeeded is False  # an error fails the command

@@ -40,6 +40,7 @@ import pytest
 from cdc_tools.generator.formats import FORMATS as ENCODERS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, FormatCounts, generate
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
+from support.dbt_worker import DbtWorker
 
 FORMATS = tuple(ENCODERS)
 STATEMENTS = 300
@@ -112,10 +113,9 @@ def _finished_models(output: str) -> set[str]:
 def _kill_after_model(build: Build, profiles: Path, model: str) -> str:
     """Starts the build, kills it as soon as `model` is done, returns dbt's output so far."""
     build.start(profiles)
-    assert build.proc is not None
     deadline = time.monotonic() + 1800
     while model not in _finished_models(build.output_file.read_text()):
-        assert build.proc.poll() is None, "dbt ended before the kill:\n" + build.output_file.read_text()[-4000:]
+        assert not build.finished(), "dbt ended before the kill:\n" + build.output_file.read_text()[-4000:]
         assert time.monotonic() < deadline, f"{model} did not finish"
         time.sleep(0.1)
     build.kill()
@@ -140,7 +140,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     parts[1].append(rejects)
     landing = root / "landing"
     profiles = profiles_dir(root)
-    spark_dir = root / "spark"
+    # One warehouse; the steps one after another in one worker, a new one after the kill.
+    workers = [DbtWorker(root / "spark")]
     steps: list[Build] = []
 
     def step(args: list[str]) -> Build:
@@ -151,8 +152,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             landing,
             driver_memory="2g",
             dbt_vars=dbt_vars,
-            shared_spark_dir=spark_dir,
-            env={"PYTHONUNBUFFERED": "1"},  # dbt's output as it goes, to kill at the right model
+            worker=workers[-1],
         )
         steps.append(build)
         return build
@@ -168,6 +168,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         run(BUILD_WITHOUT_UNIT_TESTS)
         landed.append(_land(parts[1], generated, landing))
         killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
+        workers.append(DbtWorker(workers[0].spark_dir))
         run(["run"])
         landed.append(_land(parts[2], generated, landing))
         original = next(path for path in landed[0] if path.parent.name == REDELIVERED_FORMAT)
@@ -187,8 +188,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             landing, landed, (original, copy), killed_output, after_part_3, after_part_3_tests, rerun, full_refresh
         )
     finally:
-        for build in steps:
-            build.stop()
+        for worker in workers:
+            worker.close()
 
 
 def _rows(rows: list[dict[str, Any]], without: tuple[str, ...] = ()) -> Counter[str]:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, Build, file_name, profiles_dir
+from support.dbt_worker import DbtWorker
 
 LANDED_EPOCH = 1_767_225_600  # the files' modification time: 2026-01-01T00:00:00Z
 
@@ -100,10 +101,10 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     landing = root / "landing"
     _land(landing)
     profiles = profiles_dir(root)
-    spark_dir = root / "spark"
-    first = Build("landed files", root / "first", BUILD_WITHOUT_UNIT_TESTS, landing, shared_spark_dir=spark_dir)
+    worker = DbtWorker(root / "spark")  # both builds on one warehouse, the second incremental
+    first = Build("landed files", root / "first", BUILD_WITHOUT_UNIT_TESTS, landing, worker=worker)
     after_append = Build(
-        "landed files after an append", root / "second", BUILD_WITHOUT_UNIT_TESTS, landing, shared_spark_dir=spark_dir
+        "landed files after an append", root / "second", BUILD_WITHOUT_UNIT_TESTS, landing, worker=worker
     )
     try:
         first.start(profiles)
@@ -117,8 +118,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
         after_append.wait()
         yield {"first": first, "after_append": after_append}
     finally:
-        first.stop()
-        after_append.stop()
+        worker.close()
 
 
 def _files(build: Build) -> dict[str, dict[str, Any]]:

@@ -1,15 +1,15 @@
-"""Runs `dbt build` in a subprocess and reads the marts it wrote, for end-to-end test modules.
+"""Runs dbt for the end-to-end test modules, and reads the tables it wrote.
 
 How it runs, and why:
-- Each dbt invocation is a subprocess of the venv's dbt (cwd = repo root) with its own Spark dir
-  (CDC_SPARK_DIR: warehouse + Derby metastore), target path and log path under pytest's tmp dir,
-  and a copy of profiles.example.yml as its profile. Nothing under the repo's .spark/ is touched.
-- Builds start in the background (`Build.start`) so several can overlap their JVM/Derby start-up;
-  each is awaited by whoever needs it (`Build.wait`, `Build.marts`).
-- The marts are read after dbt has exited (embedded Derby admits one process at a time) by ONE
-  SparkSession in a separate Python process that prints JSON: the pytest process may already hold
-  a SparkSession (conftest.py), and a JVM holds one SparkContext, so it could not open this
-  warehouse's metastore in-process. Timestamps cross as unix microseconds (no time-zone guessing).
+- Each build is a dbt invocation in a worker process (support.dbt_worker): its own target path
+  and log path under pytest's tmp dir, a copy of profiles.example.yml as its profile, and a
+  Spark dir (CDC_SPARK_DIR: warehouse + Derby metastore) of its own, or one that builds of the
+  same module share, with a worker that keeps its JVM warm between them. Nothing under the
+  repo's .spark/ is touched.
+- Builds start in the background (`Build.start`) and are awaited by whoever needs them
+  (`Build.wait`, `Build.marts`); a worker runs its builds in the order they started.
+- Tables are read once dbt is done, by the worker that ran it (embedded Derby admits one JVM at
+  a time); timestamps cross as unix microseconds (no time-zone guessing).
 """
 
 from __future__ import annotations
@@ -17,11 +17,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -30,6 +28,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 import pytest
+
+from support.dbt_worker import DbtWorker
 
 REPO = Path(__file__).resolve().parents[2]
 # The dbt of the venv running pytest (.venv, or .venv-spark35 for `make test-spark35`), else the repo's.
@@ -66,54 +66,9 @@ def profiles_dir(root: Path) -> Path:
 # ----------------------------------------------------------------------------- harness
 
 
-_READ_MARTS = textwrap.dedent(
-    """
-    import json, sys
-    from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import TimestampType
-
-    args = json.loads(sys.argv[1])
-    spark_dir = args["spark_dir"]
-    spark = (
-        SparkSession.builder.master("local[1]")
-        .appName("cdc-e2e-read-marts")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.driver.memory", "1g")
-        .config("spark.sql.warehouse.dir", spark_dir + "/warehouse")
-        .config(
-            "spark.hadoop.javax.jdo.option.ConnectionURL",
-            "jdbc:derby:;databaseName=" + spark_dir + "/metastore_db;create=true",
-        )
-        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + spark_dir)
-        .enableHiveSupport()
-        .getOrCreate()
-    )
-    out = {}
-    for table in args["tables"]:
-        source = spark.table(args["schema"] + "." + table)
-        timestamps = [f.name for f in source.schema.fields if isinstance(f.dataType, TimestampType)]
-        df = source.select(*[
-            F.unix_micros(F.col(f"`{f.name}`")).alias(f.name) if f.name in timestamps
-            else F.col(f"`{f.name.replace('`', '``')}`")
-            for f in source.schema.fields
-        ])
-        out[table] = {
-            "types": {f.name: f.dataType.simpleString() for f in source.schema.fields},
-            "timestamps": timestamps,
-            "rows": [row.asDict(recursive=True) for row in df.collect()],
-        }
-    spark.stop()
-    print("RESULT=" + json.dumps(out, default=str))  # decimals as their exact text
-    """
-)
-
-
 @dataclass
 class Build:
-    """One dbt invocation in its own Spark dir, started in the background."""
+    """One dbt invocation, started in the background in a worker process."""
 
     name: str
     root: Path
@@ -122,22 +77,30 @@ class Build:
     driver_memory: str = "3g"
     dbt_vars: dict[str, Any] = field(default_factory=dict)  # besides landing_root
     target: str = "local"
+    schema: str = SCHEMA
     env: dict[str, str] = field(default_factory=dict)  # besides the harness's own
     # dbt commands run one after another once `args` succeeded, e.g. a run-operation.
     followups: list[list[str]] = field(default_factory=list)
     # Called once `args` and the follow-ups succeeded, e.g. to stop the server the build used.
     after: Callable[[], None] | None = None
-    # Another build's Spark dir, to run on its warehouse (incremental runs); default root/spark.
-    shared_spark_dir: Path | None = None
-    check: bool = True  # a non-zero exit of `args` fails the test
-    proc: subprocess.Popen | None = None
+    # A worker other builds share (their Spark dir, their JVM); default: one of its own in root/spark.
+    worker: DbtWorker | None = None
+    check: bool = True  # a failure of `args` fails the test
+    succeeded: bool | None = None
+    _own_worker: bool = field(default=False, repr=False)
+    _request: int | None = field(default=None, repr=False)
     _profiles_dir: Path | None = field(default=None, repr=False)
     _marts: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
-    _followups_done: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.worker is None:
+            self.worker = DbtWorker(self.root / "spark")
+            self._own_worker = True
 
     @property
     def spark_dir(self) -> Path:
-        return self.shared_spark_dir or self.root / "spark"
+        assert self.worker is not None
+        return self.worker.spark_dir
 
     @property
     def target_dir(self) -> Path:
@@ -148,19 +111,11 @@ class Build:
         return self.root / "dbt_output.txt"
 
     def start(self, profiles_dir: Path) -> None:
+        assert self.worker is not None
         self.root.mkdir(parents=True, exist_ok=True)
-        self.spark_dir.mkdir(parents=True, exist_ok=True)
+        self.output_file.write_text("")
         self._profiles_dir = profiles_dir
-        with self.output_file.open("w") as out:
-            # Its own process group, so that `kill` ends the JVM with it.
-            self.proc = subprocess.Popen(
-                self._command(self.args),
-                cwd=REPO,
-                env=self._env(),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        self._request = self.worker.invoke(self._command(self.args), self._env(), self.output_file)
 
     def _env(self) -> dict[str, str]:
         env = {
@@ -170,7 +125,7 @@ class Build:
         }
         env.update(
             DBT_TARGET=self.target,
-            CDC_SCHEMA=SCHEMA,
+            CDC_SCHEMA=self.schema,
             CDC_SPARK_DIR=str(self.spark_dir),
             CDC_SPARK_DRIVER_MEMORY=self.driver_memory,
             DBT_SEND_ANONYMOUS_USAGE_STATS="false",
@@ -182,7 +137,6 @@ class Build:
     def _command(self, args: list[str]) -> list[str]:
         assert self._profiles_dir is not None
         cmd = [
-            str(DBT),
             *args,
             "--profiles-dir",
             str(self._profiles_dir),
@@ -198,39 +152,39 @@ class Build:
             cmd += ["--vars", json.dumps(dbt_vars)]
         return cmd
 
+    def _failure(self, what: str) -> str:
+        assert self.worker is not None
+        return f"{self.name}: {what}:\n{self.output_file.read_text()[-8000:]}\n{self.worker.log_tail()}"
+
+    def finished(self) -> bool:
+        """Whether `args` has ended (or its worker died), without waiting."""
+        assert self.worker is not None and self.worker.proc is not None and self._request is not None
+        return (
+            self.succeeded is not None
+            or self.worker.answer(self._request, timeout_s=0) is not None
+            or self.worker.proc.poll() is not None
+        )
+
     def wait(self) -> None:
         """Waits for `args`, then runs the follow-ups; fails the test on any failure."""
-        assert self.proc is not None
-        try:
-            returncode = self.proc.wait(timeout=DBT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            pytest.fail(f"{self.name}: dbt did not finish in {DBT_TIMEOUT_S}s")
-        if returncode != 0 and self.check:
-            pytest.fail(
-                f"{self.name}: `dbt {' '.join(self.args)}` exited {returncode}:\n"
-                + self.output_file.read_text()[-8000:]
-            )
-        if not self._followups_done and returncode == 0:
-            self._followups_done = True
+        assert self.worker is not None and self._request is not None
+        if self.succeeded is not None:
+            return
+        answer = self.worker.answer(self._request, DBT_TIMEOUT_S)
+        if answer is None:
+            self.worker.kill()
+            pytest.fail(self._failure(f"dbt ended or did not finish in {DBT_TIMEOUT_S}s"))
+        assert "error" not in answer, answer["error"]
+        self.succeeded = answer["success"]
+        if not self.succeeded and self.check:
+            pytest.fail(self._failure(f"`dbt {' '.join(self.args)}` failed ({answer['exception']})"))
+        if self.succeeded:
             for args in self.followups:
-                done = subprocess.run(
-                    self._command(args),
-                    cwd=REPO,
-                    env=self._env(),
-                    capture_output=True,
-                    text=True,
-                    timeout=DBT_TIMEOUT_S,
-                    check=False,
-                )
-                assert done.returncode == 0, f"{self.name}: `dbt {' '.join(args)}`:\n{done.stdout[-8000:]}"
+                request = self.worker.invoke(self._command(args), self._env(), self.output_file)
+                done = self.worker.answer(request, DBT_TIMEOUT_S)
+                assert done is not None and done.get("success"), self._failure(f"`dbt {' '.join(args)}`")
             if self.after is not None:
                 self.after()
-
-    @property
-    def returncode(self) -> int | None:
-        return None if self.proc is None else self.proc.poll()
 
     def run_results(self) -> dict[str, str]:
         """unique_id -> status of every node the invocation ran; exposures, which run nothing
@@ -243,31 +197,25 @@ class Build:
         }
 
     def marts(self) -> dict[str, list[dict[str, Any]]]:
-        """The marts' rows, read once after dbt exited; timestamps as aware UTC datetimes."""
+        """The marts' rows, read once after dbt is done; timestamps as aware UTC datetimes."""
         if self._marts is None:
             self._marts = {name: table["rows"] for name, table in self.tables(MARTS).items()}
         return self._marts
 
     def tables(self, names: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-        """Each table's Spark column types and rows, read after dbt exited; timestamps as
-        aware UTC datetimes, decimals as their text."""
+        """Each table's Spark column types and rows, read after dbt is done; timestamps as
+        aware UTC datetimes, decimals as their text. A local build's worker reads them in
+        dbt's session; another target's tables are read from its Spark dir by a new worker."""
+        assert self.worker is not None
         self.wait()
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                _READ_MARTS,
-                json.dumps({"spark_dir": str(self.spark_dir), "schema": SCHEMA, "tables": list(names)}),
-            ],
-            cwd=self.spark_dir,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-8000:]
-        line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT="))
-        tables = json.loads(line[len("RESULT=") :])
+        if self.target == "local":
+            tables = self.worker.tables(self.schema, names)
+        else:
+            reader = DbtWorker(self.spark_dir)
+            try:
+                tables = reader.tables(self.schema, names)
+            finally:
+                reader.close()
         for table in tables.values():
             for row in table["rows"]:
                 for column in table["timestamps"]:
@@ -276,15 +224,14 @@ class Build:
         return tables
 
     def kill(self) -> None:
-        """Kills dbt and its Spark JVM at once (SIGKILL to the process group), as a crash would."""
-        assert self.proc is not None
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
+        """Kills dbt and its Spark JVM at once (SIGKILL to the worker), as a crash would."""
+        assert self.worker is not None
+        self.worker.kill()
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        """Ends a worker of its own; a shared one is closed by whoever made it."""
+        if self._own_worker and self.worker is not None:
+            self.worker.close()
 
 
 def file_name(file_path: str) -> str:

@@ -2,9 +2,8 @@
 
 One SparkSession serves the whole pytest run (a JVM holds one SparkContext). It has no Hive
 support, so it never opens a Derby metastore: the integration tests read the marts that dbt
-wrote in a separate Python process instead (see dbt_harness.py), which is the only way to open
-another warehouse's Derby metastore next to this session, and keeps that module free of
-in-process Spark state.
+wrote in the worker process that ran dbt (see dbt_worker.py), the one JVM that may open that
+warehouse's Derby metastore.
 """
 
 from __future__ import annotations

@@ -1,0 +1,200 @@
+"""A Python process that runs dbt invocations one after another, and reads the tables they
+wrote, on one Spark dir (warehouse + Derby metastore), for the end-to-end test modules.
+
+Why a process of its own rather than a `dbt` subprocess per invocation: on the local target,
+Spark runs in the dbt process, and a new JVM spends most of a small build on its start, class
+loading and JIT compilation. Invocations in one process share one SparkSession (dbt's
+programmatic runner, the code path of the `dbt` command): a `dbt run` over a landed stream with
+no new data took 123 s in a new JVM and 49 s in the third invocation of the same one. Tables are
+read in the same process, since embedded Derby admits one JVM at a time.
+
+Requests and answers are JSON lines on the process's stdin and stdout; each invocation's output
+(dbt's console log) goes to a file of its own, and Spark's log to the worker's log file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class DbtWorker:
+    """The client side: starts the process on first use; requests are answered in order."""
+
+    spark_dir: Path
+    proc: subprocess.Popen | None = field(default=None, repr=False)
+    _sent: int = field(default=0, repr=False)
+    _answers: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def log_file(self) -> Path:
+        return self.spark_dir / "worker.log"
+
+    def submit(self, request: dict[str, Any]) -> int:
+        if self.proc is None:
+            self.spark_dir.mkdir(parents=True, exist_ok=True)
+            tests = Path(__file__).resolve().parents[1]
+            with self.log_file.open("a") as log:
+                # Its own process group, so that `kill` ends the JVM with it. Run as a module of
+                # tests/: dbt imports every top-level `dbt_*` module on the path as a plugin.
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-u", "-m", "support.dbt_worker", str(self.spark_dir)],
+                    cwd=tests.parent,
+                    env={**os.environ, "PYTHONPATH": str(tests)},
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                    start_new_session=True,
+                )
+        assert self.proc.stdin is not None
+        self._sent += 1
+        self.proc.stdin.write(json.dumps({"id": self._sent, **request}) + "\n")
+        self.proc.stdin.flush()
+        return self._sent
+
+    def answer(self, request_id: int, timeout_s: float) -> dict[str, Any] | None:
+        """The request's answer; None if the worker died or `timeout_s` passed first."""
+        assert self.proc is not None and self.proc.stdout is not None
+        while request_id not in self._answers:
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout_s)
+            line = self.proc.stdout.readline() if ready else ""
+            if not line:
+                return None
+            answer = json.loads(line)
+            self._answers[answer["id"]] = answer
+        return self._answers[request_id]
+
+    def call(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        answer = self.answer(self.submit(request), timeout_s)
+        assert answer is not None, "the dbt worker ended or hung:\n" + self.log_tail()
+        assert "error" not in answer, answer["error"]
+        return answer
+
+    def invoke(self, args: list[str], env: dict[str, str], output_file: Path) -> int:
+        return self.submit({"op": "invoke", "args": args, "env": env, "output": str(output_file)})
+
+    def tables(self, schema: str, names: tuple[str, ...], timeout_s: float = 600) -> dict[str, Any]:
+        return self.call({"op": "tables", "schema": schema, "tables": list(names)}, timeout_s)["tables"]
+
+    def log_tail(self) -> str:
+        return self.log_file.read_text()[-8000:] if self.log_file.exists() else ""
+
+    def kill(self) -> None:
+        """Ends the process and its Spark JVM at once (SIGKILL), as a crash would."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def close(self) -> None:
+        """Lets the worker stop Spark and exit (releasing the metastore); kills it if it does not."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+# ----------------------------------------------------------------------------- the process
+
+
+def _invoke(args: list[str], env: dict[str, str], output: str) -> dict[str, Any]:
+    from dbt.cli.main import dbtRunner
+
+    # dbt reads env_var() at each invocation; the JVM keeps what it started with.
+    os.environ.clear()
+    os.environ.update(env)
+    with open(output, "a") as out:
+        sys.stdout.flush()
+        answers = os.dup(1)
+        os.dup2(out.fileno(), 1)
+        try:
+            result = dbtRunner().invoke(args)
+        finally:
+            sys.stdout.flush()
+            os.dup2(answers, 1)
+            os.close(answers)
+    return {"success": result.success, "exception": None if result.exception is None else repr(result.exception)}
+
+
+def _read_tables(spark_dir: str, schema: str, names: list[str]) -> dict[str, Any]:
+    """Each table's Spark column types and rows; timestamps as unix microseconds (no time-zone
+    guessing), decimals as their exact text."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    if SparkContext._active_spark_context is not None:  # dbt's session, as dbt configured it
+        spark = SparkSession.builder.getOrCreate()
+    else:
+        spark = (
+            SparkSession.builder.master("local[1]")
+            .appName("cdc-test-read-tables")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.shuffle.partitions", "1")
+            .config("spark.driver.memory", "1g")
+            .config("spark.sql.warehouse.dir", spark_dir + "/warehouse")
+            .config(
+                "spark.hadoop.javax.jdo.option.ConnectionURL",
+                "jdbc:derby:;databaseName=" + spark_dir + "/metastore_db;create=true",
+            )
+            .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + spark_dir)
+            .enableHiveSupport()
+            .getOrCreate()
+        )
+    tables = {}
+    for name in names:
+        source = spark.table(f"{schema}.{name}")
+        timestamps = [f.name for f in source.schema.fields if isinstance(f.dataType, TimestampType)]
+        rows = source.select(
+            *[
+                F.unix_micros(F.col(f"`{f.name}`")).alias(f.name)
+                if f.name in timestamps
+                else F.col(f"`{f.name.replace('`', '``')}`")
+                for f in source.schema.fields
+            ]
+        ).collect()
+        tables[name] = {
+            "types": {f.name: f.dataType.simpleString() for f in source.schema.fields},
+            "timestamps": timestamps,
+            "rows": [row.asDict(recursive=True) for row in rows],
+        }
+    return tables
+
+
+def main(spark_dir: str) -> None:
+    answers = sys.stdout
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            if request["op"] == "invoke":
+                answer = _invoke(request["args"], request["env"], request["output"])
+            else:
+                answer = {"tables": _read_tables(spark_dir, request["schema"], request["tables"])}
+        except Exception:  # answered, so that the test fails with it rather than hanging
+            answer = {"error": traceback.format_exc()}
+        answers.write(json.dumps({"id": request["id"], **answer}, default=str) + "\n")
+        answers.flush()
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None:
+        SparkContext._active_spark_context.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
