@@ -87,20 +87,17 @@ class Build:
     worker: DbtWorker | None = None
     check: bool = True  # a failure of `args` fails the test
     succeeded: bool | None = None
-    _own_worker: bool = field(default=False, repr=False)
+    _worker: DbtWorker = field(init=False, repr=False)
     _request: int | None = field(default=None, repr=False)
     _profiles_dir: Path | None = field(default=None, repr=False)
     _marts: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if self.worker is None:
-            self.worker = DbtWorker(self.root / "spark")
-            self._own_worker = True
+        self._worker = self.worker or DbtWorker(self.root / "spark")
 
     @property
     def spark_dir(self) -> Path:
-        assert self.worker is not None
-        return self.worker.spark_dir
+        return self._worker.spark_dir
 
     @property
     def target_dir(self) -> Path:
@@ -111,11 +108,10 @@ class Build:
         return self.root / "dbt_output.txt"
 
     def start(self, profiles_dir: Path) -> None:
-        assert self.worker is not None
         self.root.mkdir(parents=True, exist_ok=True)
         self.output_file.write_text("")
         self._profiles_dir = profiles_dir
-        self._request = self.worker.invoke(self._command(self.args), self._env(), self.output_file)
+        self._request = self._worker.invoke(self._command(self.args), self._env(), self.output_file)
 
     def _env(self) -> dict[str, str]:
         env = {
@@ -153,26 +149,25 @@ class Build:
         return cmd
 
     def _failure(self, what: str) -> str:
-        assert self.worker is not None
-        return f"{self.name}: {what}:\n{self.output_file.read_text()[-8000:]}\n{self.worker.log_tail()}"
+        return f"{self.name}: {what}:\n{self.output_file.read_text()[-8000:]}\n{self._worker.log_tail()}"
 
     def finished(self) -> bool:
         """Whether `args` has ended (or its worker died), without waiting."""
-        assert self.worker is not None and self.worker.proc is not None and self._request is not None
+        assert self._worker.proc is not None and self._request is not None
         return (
             self.succeeded is not None
-            or self.worker.answer(self._request, timeout_s=0) is not None
-            or self.worker.proc.poll() is not None
+            or self._worker.answer(self._request, timeout_s=0) is not None
+            or self._worker.proc.poll() is not None
         )
 
     def wait(self) -> None:
         """Waits for `args`, then runs the follow-ups; fails the test on any failure."""
-        assert self.worker is not None and self._request is not None
+        assert self._request is not None
         if self.succeeded is not None:
             return
-        answer = self.worker.answer(self._request, DBT_TIMEOUT_S)
+        answer = self._worker.answer(self._request, DBT_TIMEOUT_S)
         if answer is None:
-            self.worker.kill()
+            self._worker.kill()
             pytest.fail(self._failure(f"dbt ended or did not finish in {DBT_TIMEOUT_S}s"))
         assert "error" not in answer, answer["error"]
         self.succeeded = answer["success"]
@@ -180,8 +175,8 @@ class Build:
             pytest.fail(self._failure(f"`dbt {' '.join(self.args)}` failed ({answer['exception']})"))
         if self.succeeded:
             for args in self.followups:
-                request = self.worker.invoke(self._command(args), self._env(), self.output_file)
-                done = self.worker.answer(request, DBT_TIMEOUT_S)
+                request = self._worker.invoke(self._command(args), self._env(), self.output_file)
+                done = self._worker.answer(request, DBT_TIMEOUT_S)
                 assert done is not None and done.get("success"), self._failure(f"`dbt {' '.join(args)}`")
             if self.after is not None:
                 self.after()
@@ -206,10 +201,9 @@ class Build:
         """Each table's Spark column types and rows, read after dbt is done; timestamps as
         aware UTC datetimes, decimals as their text. A local build's worker reads them in
         dbt's session; another target's tables are read from its Spark dir by a new worker."""
-        assert self.worker is not None
         self.wait()
         if self.target == "local":
-            tables = self.worker.tables(self.schema, names)
+            tables = self._worker.tables(self.schema, names)
         else:
             reader = DbtWorker(self.spark_dir)
             try:
@@ -225,13 +219,12 @@ class Build:
 
     def kill(self) -> None:
         """Kills dbt and its Spark JVM at once (SIGKILL to the worker), as a crash would."""
-        assert self.worker is not None
-        self.worker.kill()
+        self._worker.kill()
 
     def stop(self) -> None:
         """Ends a worker of its own; a shared one is closed by whoever made it."""
-        if self._own_worker and self.worker is not None:
-            self.worker.close()
+        if self.worker is None:
+            self._worker.close()
 
 
 def file_name(file_path: str) -> str:
