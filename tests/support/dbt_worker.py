@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import json
 import os
-import select
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 @dataclass
@@ -34,6 +35,9 @@ class DbtWorker:
     proc: subprocess.Popen | None = field(default=None, repr=False)
     _sent: int = field(default=0, repr=False)
     _answers: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    # Answer lines as a thread reads them (None once the process ended): a pipe's reader buffers
+    # lines ahead, so waiting on the pipe itself could miss an answer already read.
+    _arrived: queue.Queue[dict[str, Any] | None] = field(default_factory=queue.Queue, repr=False)
 
     @property
     def log_file(self) -> Path:
@@ -56,21 +60,28 @@ class DbtWorker:
                     text=True,
                     start_new_session=True,
                 )
+            threading.Thread(target=self._read_answers, args=(self.proc.stdout,), daemon=True).start()
         assert self.proc.stdin is not None
         self._sent += 1
         self.proc.stdin.write(json.dumps({"id": self._sent, **request}) + "\n")
         self.proc.stdin.flush()
         return self._sent
 
+    def _read_answers(self, stdout: IO[str]) -> None:
+        for line in stdout:
+            self._arrived.put(json.loads(line))
+        self._arrived.put(None)
+
     def answer(self, request_id: int, timeout_s: float) -> dict[str, Any] | None:
         """The request's answer; None if the worker died or `timeout_s` passed first."""
-        assert self.proc is not None and self.proc.stdout is not None
         while request_id not in self._answers:
-            ready, _, _ = select.select([self.proc.stdout], [], [], timeout_s)
-            line = self.proc.stdout.readline() if ready else ""
-            if not line:
+            try:
+                answer = self._arrived.get(timeout=timeout_s) if timeout_s else self._arrived.get_nowait()
+            except queue.Empty:
                 return None
-            answer = json.loads(line)
+            if answer is None:
+                self._arrived.put(None)  # ended for every later call too
+                return None
             self._answers[answer["id"]] = answer
         return self._answers[request_id]
 
