@@ -17,6 +17,7 @@ only (each format's own rows are its staging's tests).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -140,22 +141,42 @@ PART_2_LINES = [
 HOSTILE_TABLE = "we`ird'; drop table cdc.fct_row_changes; --"
 HOSTILE_COLUMN = "c`; drop table cdc.fct_row_changes; --"
 PART_3 = "part-0003.jsonl"
-PART_3_LINES = [
-    _msg(
-        data=[{"id": "1", HOSTILE_COLUMN: "v"}],
+
+
+def _hostile(type_: str, id_: int, es: int, row: dict[str, str]) -> str:
+    return _msg(
+        data=[row],
         database="shop",
-        es=1700000109000,
-        id=9,
+        es=es,
+        id=id_,
         isDdl=False,
         mysqlType={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
         old=None,
         pkNames=["id"],
         sql="",
         table=HOSTILE_TABLE,
-        ts=1700000109100,
-        type="INSERT",
-    ),
+        ts=es + 100,
+        type=type_,
+    )
+
+
+# The hostile table: a row, a row whose key does not fit its type (`int`), a row deleted.
+PART_3_LINES = [
+    _hostile("INSERT", 9, 1700000109000, {"id": "1", HOSTILE_COLUMN: "v"}),
+    _hostile("INSERT", 10, 1700000110000, {"id": "two", HOSTILE_COLUMN: "w"}),
+    _hostile("INSERT", 11, 1700000111000, {"id": "3", HOSTILE_COLUMN: "x"}),
+    _hostile("DELETE", 12, 1700000112000, {"id": "3", HOSTILE_COLUMN: "x"}),
 ]
+# Every load's net change to shop.items: apple was inserted and deleted (not listed), fig inserted.
+NET_CHANGES = "{{ replica_changes('shop', 'items', '2000-01-01', '2100-01-01') }}"
+# The replica options a follow-up build of the custom landing root's replicas sets.
+REPLICA_OPTIONS = {
+    "names": {"shop.items": "items"},
+    "options": [
+        {"tables": "shop.items", "scd_type": 2, "column_names": "dbt_snapshot", "except_columns": ["tag"]},
+        {"tables": "shop.we*", "deletes": "soft"},
+    ],
+}
 PART_1_LANDED_AT = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
 PART_2_LANDED_AT = datetime(2024, 1, 2, 3, 4, 6, tzinfo=UTC)
 
@@ -190,11 +211,9 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
             schema="cdc_custom",
             worker=worker,
             followups=[
-                ["run-operation", "create_typed_replica", "--args", json.dumps(names)]
-                for names in (
-                    {"database_name": "shop", "table_name": "items"},
-                    {"database_name": "shop", "table_name": HOSTILE_TABLE},
-                )
+                ["show", "--inline", "select name, price from {{ replica_relation('shop', 'items') }}"],
+                ["show", "--inline", f"select primary_key, change_type, after_image.name from ({NET_CHANGES})"],
+                ["build", "--select", "dim_replica_tables+", "--vars", json.dumps({"replicas": REPLICA_OPTIONS})],
             ],
         ),
     }
@@ -1017,6 +1036,41 @@ def test_reconciliation_accounts_for_every_landed_line_and_message(samples: Buil
         assert urlparse(row["file_path"]).path == str(SAMPLES / file_name(row["file_path"]))
 
 
+def test_sample_replicas_are_typed_from_the_source_types_and_named_by_the_rule(samples: Build) -> None:
+    listing = {
+        (r["database_name"], r["table_name"]): r["replica_name"]
+        for r in samples.tables(("dim_replica_tables",))["dim_replica_tables"]["rows"]
+    }
+    # shop.items (Debezium) and SHOP.ITEMS (OMS) would both be shop__items: each gets a hash.
+    assert listing["shop", "items"] == "shop__items_" + hashlib.sha256(b"shop.items").hexdigest()[:8]
+    assert listing["SHOP", "ITEMS"] == "shop__items_" + hashlib.sha256(b"SHOP.ITEMS").hexdigest()[:8]
+    assert listing["postgres.public", "amounts"] == "postgres_public__amounts"
+    # KafkaRiverCanal's mysqlType: bigint(20), decimal(30,9), varchar(50), tinyint(1) (boolean).
+    payments = samples.tables(("shop__payments",), suffix="_replica")["shop__payments"]
+    assert payments["types"] == {
+        "id": "bigint",
+        "amount": "decimal(30,9)",
+        "memo": "string",
+        "note": "string",
+        "paid": "boolean",
+        "_overflow": "map<string,string>",
+        "_primary_key": "string",
+        "_last_change_id": "string",
+        "_last_operation": "string",
+        "_last_event_at": "timestamp",
+    }
+    (row,) = payments["rows"]
+    assert {k: row[k] for k in ("id", "amount", "memo", "note", "paid", "_overflow", "_primary_key")} == {
+        "id": 11,
+        "amount": "1234567890.123456789",
+        "memo": "first",
+        "note": None,
+        "paid": True,
+        "_overflow": {},
+        "_primary_key": '{"id":"11"}',
+    }
+
+
 def test_ticdc_split_key_change_and_commit_order_give_the_replicas(samples: Build) -> None:
     # The split UPDATE ends the row under a = 1 and opens it under a = 2 (one TSO); the two
     # UPDATEs of one ms take effect in TSO order, not in the order they landed; the swap's
@@ -1105,23 +1159,36 @@ EXPECTED_ITEM_CHANGES = {
 def test_custom_landing_root_gives_the_insert_update_delete_sequence_exactly(custom: Build) -> None:
     custom.wait()
     statuses = custom.run_results()
-    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+    # The hostile table's key `two` does not fit its `int`: kept in the replica's `_overflow`, warned.
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {
+        "test.cdc_lakehouse.warn_replica_values_overflow": "warn"
+    }
     actual = _by_row_key(custom.marts()["fct_row_changes"])
-    hostile = row_change(
-        operation="INSERT",
-        database="shop",
-        table=HOSTILE_TABLE,
-        key_columns=["id"],
-        key='{"id":"1"}',
-        before=None,
-        after={"id": "1", HOSTILE_COLUMN: "v"},
-        changed=["id", HOSTILE_COLUMN],
-        event_at=ms(1700000109000),
-        emitted_at=ms(1700000109100),
-        message_id="9",
-        types={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
-    )
-    assert _diff({**EXPECTED_ITEM_CHANGES, (PART_3, 1, 0, 0): hostile}, actual, ROW_FIELDS) == []
+
+    def hostile(line: int, operation: str, key: str, value: str) -> dict[str, Any]:
+        image = {"id": key, HOSTILE_COLUMN: value}
+        return row_change(
+            operation=operation,
+            database="shop",
+            table=HOSTILE_TABLE,
+            key_columns=["id"],
+            key=f'{{"id":"{key}"}}',
+            before=image if operation == "DELETE" else None,
+            after=None if operation == "DELETE" else image,
+            changed=["id", HOSTILE_COLUMN],
+            event_at=ms(1700000108000 + 1000 * line),
+            emitted_at=ms(1700000108100 + 1000 * line),
+            message_id=str(8 + line),
+            types={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
+        )
+
+    hostile_changes = {
+        (PART_3, 1, 0, 0): hostile(1, "INSERT", "1", "v"),
+        (PART_3, 2, 0, 0): hostile(2, "INSERT", "two", "w"),
+        (PART_3, 3, 0, 0): hostile(3, "INSERT", "3", "x"),
+        (PART_3, 4, 0, 0): hostile(4, "DELETE", "3", "x"),
+    }
+    assert _diff({**EXPECTED_ITEM_CHANGES, **hostile_changes}, actual, ROW_FIELDS) == []
 
 
 def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom: Build) -> None:
@@ -1189,9 +1256,9 @@ def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom
             rejected_messages=0,
         ),
         PART_3: dict(
-            landed_lines=1,
-            messages=1,
-            row_change_messages=1,
+            landed_lines=4,
+            messages=4,
+            row_change_messages=4,
             schema_change_messages=0,
             skipped_messages=0,
             rejected_messages=0,
@@ -1250,43 +1317,79 @@ def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(cu
     assert versions[('{"id":"1"}', ms(1700000101000))]["opened_by_change_id"] == change_ids[(PART_1, 2, 0)]
     assert versions[('{"id":"1"}', ms(1700000102000))]["closed_by_change_id"] == change_ids[(PART_2, 2, 0)]
 
-    current = sorted(marts["dim_current_rows"], key=lambda r: r["table_name"])
+    current = sorted(marts["dim_current_rows"], key=lambda r: (r["table_name"], r["primary_key"]))
     assert [(r["table_name"], r["primary_key"], r["row_image"], r["last_operation"]) for r in current] == [
         ("items", '{"id":"2"}', FIG_PRICED, "UPDATE"),
         (HOSTILE_TABLE, '{"id":"1"}', {"id": "1", HOSTILE_COLUMN: "v"}, "INSERT"),
+        (HOSTILE_TABLE, '{"id":"two"}', {"id": "two", HOSTILE_COLUMN: "w"}, "INSERT"),
     ]
     assert current[0]["last_change_id"] == change_ids[(PART_2, 1, 0)]
     assert current[0]["last_event_at"] == ms(1700000105000)
 
 
-def test_typed_replica_types_each_column_from_its_source_type(custom: Build) -> None:
-    replica = custom.tables(("replica__shop__items",))["replica__shop__items"]
-    assert replica["types"] == {
+def test_replica_relation_and_replica_changes_give_dbt_show_a_typed_replica_and_net_changes(custom: Build) -> None:
+    # The follow-up `dbt show`s: shop.items' replica before the options below applied (its
+    # current row, the price as its decimal(10,2)), then its net changes over every load.
+    lines = custom.output_file.read_text().splitlines()
+    preview = [
+        [cell.strip() for cell in line.split("|")[1:-1]]
+        for line in lines
+        if line.startswith("|") and not set(line) <= set("|- ")
+    ]
+    assert preview == [
+        ["name", "price"],
+        ["fig", "2.25"],
+        ["primary_key", "change_type", "name"],
+        ['{"id":"2"}', "INSERT", "fig"],
+    ]
+
+
+def test_replica_options_give_history_with_dbt_snapshot_names_soft_deletes_and_a_name(custom: Build) -> None:
+    listing = custom.tables(("dim_replica_tables",))["dim_replica_tables"]["rows"]
+    hostile = "shop__we_ird___drop_table_cdc_fct_row_changes____"
+    assert sorted((r["table_name"], r["replica_name"]) for r in listing) == [
+        ("items", "items"),
+        (HOSTILE_TABLE, hostile),
+    ]
+    replicas = custom.tables(("items", hostile), suffix="_replica")
+    # shop.items: every version (SCD type 2) under dbt snapshot's names, without `tag`; the
+    # view of the first build (shop__items) is gone.
+    items = replicas["items"]
+    assert items["types"] == {
         "id": "int",
         "name": "string",
         "price": "decimal(10,2)",
-        "tag": "string",  # geometry
+        "_overflow": "map<string,string>",
         "_primary_key": "string",
-        "_last_change_id": "string",
-        "_last_event_at": "timestamp",
+        "dbt_scd_id": "string",
+        "dbt_updated_at": "timestamp",
+        "dbt_valid_from": "timestamp",
+        "dbt_valid_to": "timestamp",
     }
-    (row,) = replica["rows"]
-    assert {k: row[k] for k in ("id", "name", "price", "tag", "_primary_key", "_last_event_at")} == {
-        "id": 2,
-        "name": "fig",
-        "price": "2.25",
-        "tag": "x",
-        "_primary_key": '{"id":"2"}',
-        "_last_event_at": ms(1700000105000),
-    }
-
-
-def test_typed_replica_of_a_hostile_table_quotes_names_and_injects_nothing(custom: Build) -> None:
-    view = "replica__shop__we_ird___drop_table_cdc_fct_row_changes____"
-    tables = custom.tables((view, "fct_row_changes"))
-    assert list(tables[view]["types"])[:2] == [HOSTILE_COLUMN, "id"]
-    assert [(r[HOSTILE_COLUMN], r["id"]) for r in tables[view]["rows"]] == [("v", 1)]
-    assert len(tables["fct_row_changes"]["rows"]) == len(custom.marts()["fct_row_changes"])
+    versions = sorted(
+        ((r["id"], r["name"], r["price"], r["dbt_valid_from"], r["dbt_valid_to"]) for r in items["rows"]),
+        key=lambda version: (version[0], version[3]),
+    )
+    assert versions == [
+        (1, "apple", "1.50", ms(1700000101000), ms(1700000102000)),
+        (1, "pear", "1.50", ms(1700000102000), ms(1700000106000)),
+        (2, "fig", None, ms(1700000103000), ms(1700000105000)),
+        (2, "fig", "2.25", ms(1700000105000), None),
+    ]
+    assert all(r["dbt_updated_at"] == r["dbt_valid_from"] and r["_overflow"] == {} for r in items["rows"])
+    # The hostile table: names quoted, nothing injected; a deleted row kept (soft deletes); a
+    # key that does not fit `int` is null, its text kept in `_overflow`.
+    rows = replicas[hostile]
+    assert list(rows["types"])[:2] == ["id", HOSTILE_COLUMN]
+    assert sorted(
+        ((r["id"] or 0, r[HOSTILE_COLUMN], r["_overflow"], r["_is_deleted"], r["_deleted_at"]) for r in rows["rows"]),
+        key=lambda row: row[0],
+    ) == [
+        (0, "w", {"id": "two"}, False, None),
+        (1, "v", {}, False, None),
+        (3, "x", {}, True, ms(1700000112000)),
+    ]
+    assert len(custom.tables(("fct_row_changes",))["fct_row_changes"]["rows"]) == len(custom.marts()["fct_row_changes"])
 
 
 def test_format_folders_missing_from_the_landing_root_give_no_rows_and_fail_nothing(custom: Build) -> None:

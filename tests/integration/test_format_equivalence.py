@@ -21,6 +21,8 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,8 @@ import pytest
 
 from cdc_lakehouse.avro.container import container_records
 from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.model import ColumnType, Value
+from cdc_tools.generator.stream import final_tables
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
 from cdc_tools.registry import project_formats
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
@@ -207,3 +211,59 @@ def test_nothing_is_rejected_and_every_landed_line_reconciles(build: Build, land
     redelivered = json.loads((landing / EXPECTED_FOLDER / REDELIVERED_CHANGES_FILE).read_text())[format_name]
     assert redelivered > 0
     assert sum(counts["redelivered_changes"] for counts in reconciliation.values()) == redelivered
+
+
+# The Spark type a generated column type's replica column must have.
+SPARK_TYPES = {
+    "int": "int",
+    "bigint": "bigint",
+    "varchar": "string",
+    "text": "string",
+    "datetime": "timestamp",
+    "date": "date",
+}
+REPLICA_SYSTEM_COLUMNS = {"_overflow", "_primary_key", "_last_change_id", "_last_operation", "_last_event_at"}
+
+
+def _spark_type(column_type: ColumnType) -> str:
+    if column_type.kind == "decimal":
+        return f"decimal({column_type.precision},{column_type.scale})"
+    return SPARK_TYPES[column_type.kind]
+
+
+def _replica_value(value: Value) -> Any:
+    """A generated value as the harness reads a replica's: decimals as their text at the
+    column's scale, timestamps in UTC, dates as ISO text."""
+    if isinstance(value, Decimal):
+        return f"{value:f}"
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def test_replicas_are_the_final_tables_typed(build: Build) -> None:
+    """Every format's changes of a table, all in one replica, give the table as the stream leaves
+    it: columns renamed (rows written before the rename read under the old name), widened
+    (int to bigint, decimal(12,2) to decimal(14,2)) and dropped (kept, nullable), typed."""
+    tables = final_tables(SEED, STATEMENTS)
+    read = build.tables(("dim_replica_tables", "dim_replica_columns"))
+    names = {(r["database_name"], r["table_name"]): r["replica_name"] for r in read["dim_replica_tables"]["rows"]}
+    dropped = {
+        (r["database_name"], r["table_name"], r["column_name"])
+        for r in read["dim_replica_columns"]["rows"]
+        if r["is_dropped"]
+    }
+    replicas = build.tables(tuple(names[table] for table in tables), suffix="_replica")
+    for (database, name), (table, rows) in tables.items():
+        replica = replicas[names[database, name]]
+        types = {column.name: _spark_type(column.type) for column in table.columns}
+        assert {k: v for k, v in replica["types"].items() if k in types} == types, name
+        kept = set(replica["types"]) - set(types) - REPLICA_SYSTEM_COLUMNS
+        assert kept == {column for (d, t, column) in dropped if (d, t) == (database, name)}, name
+        expected = [tuple(_replica_value(row[column]) for column in types) for row in rows]
+        actual = [tuple(row[column] for column in types) for row in replica["rows"]]
+        assert len(actual) == len(rows) > 0
+        assert _compare(expected, actual) == [], name
+        assert [row["_overflow"] for row in replica["rows"] if row["_overflow"]] == []

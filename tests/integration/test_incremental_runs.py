@@ -24,6 +24,7 @@ column that may differ between incremental and full-refresh builds.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -65,6 +66,8 @@ class Runs:
     after_part_3_tests: dict[str, str]  # the compiled SQL of step 4's data tests, by name
     rerun: dict[str, list[dict[str, Any]]]  # the marts and the staged tables
     full_refresh: dict[str, list[dict[str, Any]]]
+    rerun_replicas: dict[str, list[dict[str, Any]]]  # each typed replica's rows, by relation name
+    full_refresh_replicas: dict[str, list[dict[str, Any]]]
 
 
 def _land(files: list[Path], source: Path, landing: Path) -> list[Path]:
@@ -182,14 +185,31 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             for node in manifest["nodes"].values()
             if node["resource_type"] == "test"
         }
-        rerun = {name: table["rows"] for name, table in run(["run"]).tables(MARTS + STAGED_TABLES).items()}
-        full_refresh = run(["run", "--full-refresh"]).marts()
+        rerun_build = run(["run"])
+        rerun = {name: table["rows"] for name, table in rerun_build.tables(MARTS + STAGED_TABLES).items()}
+        rerun_replicas = _replicas(rerun_build)
+        rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
+        full_refresh_build = run(["run", "--full-refresh"])
         yield Runs(
-            landing, landed, (original, copy), killed_output, after_part_3, after_part_3_tests, rerun, full_refresh
+            landing,
+            landed,
+            (original, copy),
+            killed_output,
+            after_part_3,
+            after_part_3_tests,
+            rerun,
+            full_refresh_build.marts(),
+            rerun_replicas,
+            _replicas(full_refresh_build),
         )
     finally:
         for worker in workers:
             worker.close()
+
+
+def _replicas(build: Build) -> dict[str, list[dict[str, Any]]]:
+    names = tuple(row["replica_name"] for row in build.tables(("dim_replica_tables",))["dim_replica_tables"]["rows"])
+    return {name: table["rows"] for name, table in build.tables(names, suffix="_replica").items()}
 
 
 def _rows(rows: list[dict[str, Any]], without: tuple[str, ...] = ()) -> Counter[str]:
@@ -209,6 +229,33 @@ def test_incremental_runs_give_exactly_the_marts_of_one_full_refresh(runs: Runs,
     full_refresh = _rows(runs.full_refresh[mart], without=("loaded_at",))
     assert sum(full_refresh.values()) > 0 or mart == "dim_keyless_tables"  # every table has its key
     assert incremental == full_refresh
+
+
+def test_incremental_runs_give_exactly_the_replicas_of_one_full_refresh(runs: Runs) -> None:
+    assert sorted(runs.rerun_replicas) == sorted(runs.full_refresh_replicas)
+    assert len(runs.full_refresh_replicas) >= 3
+    for name, rows in runs.full_refresh_replicas.items():
+        assert _rows(runs.rerun_replicas[name]) == _rows(rows), name
+    assert sum(len(rows) for rows in runs.full_refresh_replicas.values()) > 0
+
+
+def test_each_load_s_net_changes_chain_into_the_current_rows(runs: Runs) -> None:
+    """fct_replica_changes over four loads (late and re-sent changes among them): a row's
+    changes follow on from each other (each load starts from the image the one before left),
+    and the last leaves the row as dim_current_rows has it."""
+    changes: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in sorted(runs.rerun["fct_replica_changes"], key=lambda r: r["loaded_at"]):
+        changes.setdefault((row["database_name"], row["table_name"], row["primary_key"]), []).append(row)
+    assert len({row["loaded_at"] for rows in changes.values() for row in rows}) >= 3
+    for key, rows in changes.items():
+        for earlier, later in itertools.pairwise(rows):
+            assert later["before_image"] == earlier["after_image"], key
+        assert rows[0]["change_type"] == "INSERT" and rows[0]["before_image"] is None, key
+    current = {
+        (r["database_name"], r["table_name"], r["primary_key"]): r["row_image"] for r in runs.rerun["dim_current_rows"]
+    }
+    last = {key: rows[-1]["after_image"] for key, rows in changes.items() if rows[-1]["after_image"] is not None}
+    assert last == current
 
 
 @pytest.mark.parametrize("mart", MARTS)

@@ -46,6 +46,8 @@ MARTS = (
     "dim_row_versions",
     "dim_current_rows",
     "dim_keyless_tables",
+    "dim_replica_tables",
+    "dim_replica_columns",
 )
 DBT_TIMEOUT_S = 1800
 # dbt unit tests do not depend on the landed data: `make test-dbt-unit` runs them, once per Spark.
@@ -131,7 +133,13 @@ class Build:
         return env
 
     def _command(self, args: list[str]) -> list[str]:
+        """`dbt <args>` in the build's folders; `--vars` in `args` add to the build's vars."""
         assert self._profiles_dir is not None
+        dbt_vars = dict(self.dbt_vars)
+        if "--vars" in args:
+            at = args.index("--vars")
+            dbt_vars.update(json.loads(args[at + 1]))
+            args = args[:at] + args[at + 2 :]
         cmd = [
             *args,
             "--profiles-dir",
@@ -141,7 +149,6 @@ class Build:
             "--log-path",
             str(self.root / "logs"),
         ]
-        dbt_vars = dict(self.dbt_vars)
         if self.landing_root is not None:
             dbt_vars["landing_root"] = str(self.landing_root)
         if dbt_vars:
@@ -197,17 +204,18 @@ class Build:
             self._marts = {name: table["rows"] for name, table in self.tables(MARTS).items()}
         return self._marts
 
-    def tables(self, names: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-        """Each table's Spark column types and rows, read after dbt is done; timestamps as
-        aware UTC datetimes, decimals as their text. A local build's worker reads them in
-        dbt's session; another target's tables are read from its Spark dir by a new worker."""
+    def tables(self, names: tuple[str, ...], suffix: str = "") -> dict[str, dict[str, Any]]:
+        """Each table's Spark column types and rows, read after dbt is done, from the build's
+        schema (its name + `suffix`, such as `_replica`); timestamps as aware UTC datetimes,
+        decimals as their text. A local build's worker reads them in dbt's session; another
+        target's tables are read from its Spark dir by a new worker."""
         self.wait()
         if self.target == "local":
-            tables = self._worker.tables(self.schema, names)
+            tables = self._worker.tables(self.schema + suffix, names)
         else:
             reader = DbtWorker(self.spark_dir)
             try:
-                tables = reader.tables(self.schema, names)
+                tables = reader.tables(self.schema + suffix, names)
             finally:
                 reader.close()
         for table in tables.values():

@@ -30,7 +30,7 @@ from cdc_tools.generator.model import (
     Table,
     value_text,
 )
-from cdc_tools.generator.stream import RESTART_DELAY_MS, deliveries
+from cdc_tools.generator.stream import RESTART_DELAY_MS, deliveries, final_tables
 from cdc_tools.generator.writer import REDELIVERED_CHANGES_FILE, generate
 
 # ------------------------------------------------------------ hand-written statements
@@ -825,6 +825,29 @@ def test_curated_prefix_covers_every_edge_case() -> None:
     assert any(len(s.table.key) == 2 for s in dml) and any(s.table.database == "crm" for s in dml)
 
 
+def test_final_tables_follow_the_prefix_s_ddl() -> None:
+    statements = list(logical_stream(0, 43))  # the whole curated prefix
+    assert [s.schema_change.sql for s in statements[-4:] if s.schema_change] == [
+        "ALTER TABLE `notes` RENAME COLUMN `body` TO `content`",
+        "ALTER TABLE `orders` MODIFY COLUMN `qty` bigint(20) NOT NULL",
+        "ALTER TABLE `customers` MODIFY COLUMN `balance` decimal(14,2) NOT NULL",
+    ]
+    tables = final_tables(0, 43)
+    assert sorted(tables) == [("crm", "notes"), ("shop", "customers"), ("shop", "orders")]
+    notes, (note,) = tables["crm", "notes"]
+    assert notes.column_names == ("code", "content", "score", "updated_at")
+    assert note == {
+        "code": "N-1",
+        "content": "after the rename",
+        "score": Decimal("4.5"),
+        "updated_at": datetime(2024, 1, 5, 1, 2, 3, 4),
+    }
+    customers, rows = tables["shop", "customers"]
+    assert customers.column("balance").type.mysql_type == "decimal(14,2)" and "tier" not in customers.column_names
+    assert len(rows) == 6 and all(set(row) == set(customers.column_names) for row in rows)
+    assert tables["shop", "orders"][0].column("qty").type.kind == "bigint"
+
+
 def test_datetime_fractions_never_end_in_zero_so_mysql_and_spark_text_agree() -> None:
     for statement in logical_stream(5, 3000):
         for change in statement.changes:
@@ -1148,15 +1171,17 @@ def test_a_restart_sends_the_last_statements_again_in_a_new_envelope_and_file(tm
 
 
 def test_a_restart_sends_an_oms_shard_set_again(tmp_path: Path) -> None:
-    # Seed 0's statement 132 is an UPDATE, which OMS shards; the restart after 136 re-sends it.
+    # Seed 0's statements 132 to 136 hold UPDATEs, which OMS shards; the restart after 136
+    # re-sends them.
     counts = generate(tmp_path, 140, seed=0, formats=["oms_avro"])
     original, copy = (
         [
             record
-            for record in map(json.loads, path.read_text().splitlines())
-            if record["total"] > 0 and 132_000 < record["id"] < 133_000
+            # Only "\n" ends a line: shard bytes hold characters str.splitlines() splits on.
+            for record in map(json.loads, path.read_text().removesuffix("\n").split("\n"))
+            if record["total"] > 0 and 132_000 < record["id"] < 137_000
         ]
         for path in counts["oms_avro"].files[1:]
     )
     assert copy == original
-    assert {record["index"] for record in copy} == {0, 1, 2}  # sets of 2 and 3 shards
+    assert {record["index"] for record in copy} == {0, 1}  # sets of 2 shards

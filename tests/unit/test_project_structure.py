@@ -248,6 +248,9 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         "dim_row_versions": {("unique", "opened_by_change_id"), ("not_null", "opened_by_change_id")},
         "dim_current_rows": {("unique_combination", None), ("unique", "last_change_id")},
         "dim_keyless_tables": {("unique_combination", None)},
+        "dim_replica_tables": {("unique", "replica_name"), ("not_null", "replica_name")},
+        "dim_replica_columns": {("unique_combination", None)},
+        "fct_replica_changes": {("unique_combination", None)},
     }
     accepted = {
         "fct_row_changes": {"operation"},
@@ -255,6 +258,7 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         "fct_rejected_messages": {"reason"},
         "fct_landed_files": {"outcome"},
         "dim_row_versions": {"opened_by_operation", "closed_by_operation"},
+        "fct_replica_changes": {"change_type"},
     }
     for mart in _marts(manifest):
         tests = {(t["test_metadata"]["name"], t.get("column_name")) for t in _tests_of(manifest, mart["unique_id"])}

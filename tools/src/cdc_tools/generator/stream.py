@@ -255,6 +255,26 @@ class StreamBuilder:
         sql = f"ALTER TABLE `{table.name}` DROP COLUMN `{name}`"
         return self.ddl("ALTER", table.database, table.name, sql, altered)
 
+    def rename_column(self, table: Table, name: str, new_name: str) -> Statement:
+        table_id = self._id(table.database, table.name)
+        renamed = tuple(replace(c, name=new_name) if c.name == name else c for c in table.columns)
+        altered = replace(table, columns=renamed)
+        self.tables[table_id] = altered
+        live = self.live[table_id]
+        for key, row in live.rows.items():
+            live.rows[key] = {(new_name if column == name else column): value for column, value in row.items()}
+        sql = f"ALTER TABLE `{table.name}` RENAME COLUMN `{name}` TO `{new_name}`"
+        return self.ddl("ALTER", table.database, table.name, sql, altered)
+
+    def modify_column(self, table: Table, name: str, type_: ColumnType) -> Statement:
+        """Gives a column a wider type; its values stay as they are."""
+        table_id = self._id(table.database, table.name)
+        altered = replace(table, columns=tuple(replace(c, type=type_) if c.name == name else c for c in table.columns))
+        self.tables[table_id] = altered
+        null = "NULL" if altered.column(name).nullable else "NOT NULL"
+        sql = f"ALTER TABLE `{table.name}` MODIFY COLUMN `{name}` {type_.mysql_type} {null}"
+        return self.ddl("ALTER", table.database, table.name, sql, altered)
+
     def index(self, table: Table, name: str, column: str, create: bool) -> Statement:
         if create:
             sql = f"CREATE INDEX `{name}` ON `{table.name}` (`{column}`)"
@@ -611,12 +631,33 @@ def _curated_prefix(b: StreamBuilder) -> Iterator[Statement]:
     yield b.insert(customers, [fresh])
     with b.one_time():
         yield b.update(customers, [((fresh["id"],), {"name": "Updated at once"})])
+    # Columns renamed and widened: a replica reads rows written before under the old name, and
+    # gives the wider type.
+    yield b.rename_column(b.table("crm", "notes"), "body", "content")
+    yield b.update(b.table("crm", "notes"), [(("N-1",), {"content": "after the rename"})])
+    yield b.modify_column(b.table("shop", "orders"), "qty", BIGINT)
+    yield b.modify_column(b.table("shop", "customers"), "balance", decimal(14, 2))
 
 
 def logical_stream(seed: int, statements: int) -> Iterator[Statement]:
     """`statements` statements: the curated prefix (cut short if `statements` is smaller), then
     random statements seeded by `seed`."""
+    return _statements(StreamBuilder(seed), statements)
+
+
+def final_tables(seed: int, statements: int) -> dict[tuple[str, str], tuple[Table, list[dict[str, Value]]]]:
+    """The tables that exist after `logical_stream(seed, statements)`: (database, name) to the
+    table's definition and its rows."""
     builder = StreamBuilder(seed)
+    for _ in _statements(builder, statements):
+        pass
+    return {
+        (table.database, table.name): (table, list(builder.live[table_id].rows.values()))
+        for table_id, table in builder.tables.items()
+    }
+
+
+def _statements(builder: StreamBuilder, statements: int) -> Iterator[Statement]:
     produced = 0
     for statement in _curated_prefix(builder):
         if produced == statements:

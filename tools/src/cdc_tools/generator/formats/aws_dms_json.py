@@ -10,8 +10,9 @@ IncludeControlDetails, IncludeTableAlterOperations, IncludeNullAndEmpty and Befo
   microseconds in UTC; `transaction-id` the statement's transaction, `transaction-record-id` the
   row's place in it from 1; `stream-position` (the source's own text: "<file>:<offset>:<row>"
   here) on even statements only, so that odd ones are identified by their transaction ids.
-- DDL: create-table, add-column / drop-column (an ALTER by its statement), rename-table with
-  the table's `table-def` after it (columns by name with DMS's type, `primary-key`);
+- DDL: create-table, add-column / drop-column / rename-column / column-type-change (an ALTER
+  by its statement), rename-table with the table's `table-def` after it (columns by name with
+  DMS's type, `primary-key`);
   drop-table and truncate-table with an empty `control`. A control record carries no statement
   and no commit time, only its `timestamp`, when DMS read the DDL from the log: the DDL's
   execution time here (a later emit time would place it after the rows that follow it, which
@@ -30,6 +31,12 @@ from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Mess
 NAME = "aws_dms_json"
 CARRIES_DDL = True
 DDL_KINDS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"})
+# DMS's control operation for an ALTER TABLE, by the clause its statement holds.
+ALTER_OPERATIONS = {
+    " DROP COLUMN ": "drop-column",
+    " RENAME COLUMN ": "rename-column",
+    " MODIFY COLUMN ": "column-type-change",
+}
 DDL_CARRIES_SQL = False
 DDL_CARRIES_EVENT_TIME = False
 
@@ -78,7 +85,10 @@ def _table_definition(table: Table) -> dict[str, Any]:
 
 
 def _alter_operation(change: SchemaChange) -> str:
-    return "drop-column" if " DROP COLUMN " in change.sql else "add-column"
+    for clause, operation in ALTER_OPERATIONS.items():
+        if clause in change.sql:
+            return operation
+    return "add-column"
 
 
 def _control(statement: Statement) -> list[str]:

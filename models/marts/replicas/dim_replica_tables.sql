@@ -1,0 +1,50 @@
+{{ config(materialized='replicas') }}
+-- depends_on: {{ ref('dim_row_versions') }}
+
+-- The source tables replicated, each with its relation: `<database>__<table>`, lower-cased, other
+-- characters `_`, in the schema `<this schema>_replica`. A name over 100 characters, or one that
+-- more than one table would get, is cut to 91 and ends with `_` and 8 hex digits of its source
+-- name's SHA-256. The `replicas` materialization creates a view for each row.
+{%- set replicas = var('replicas') %}
+
+with
+
+tables as (
+
+    select
+        database_name,
+        table_name,
+        count(*) as column_count
+    from {{ ref('dim_replica_columns') }}
+    where
+        {{ tables_matching(replicas.get('include', ['*'])) }}
+        and not {{ tables_matching(replicas.get('exclude', [])) }}
+    group by database_name, table_name
+
+),
+
+named as (
+
+    select
+        database_name,
+        table_name,
+        column_count,
+        coalesce(
+            {{ replica_name_override(replicas.get('names', {})) }},
+            regexp_replace(lower(concat(database_name, '__', table_name)), '[^a-z0-9_]', '_')
+        ) as base_name
+    from tables
+
+)
+
+select
+    database_name,
+    table_name,
+    '{{ this.schema }}_replica' as replica_schema,
+    case
+        when length(base_name) > 100 or count(*) over (partition by base_name) > 1
+            then concat(left(base_name, 91), '_', left(sha2(concat(database_name, '.', table_name), 256), 8))
+        else base_name
+    end as replica_name,
+    column_count
+from named

@@ -1,0 +1,138 @@
+-- The net change each load made to each source row, as Delta's change data feed gives a table's
+-- changes between versions: the row as the loads before left it, and as this load leaves it. A
+-- load is the changes with one `loaded_at`. After a load, a row is what its latest change in
+-- the source's order (`row_change_order`) among those loaded so far made it: a late change
+-- older than that one changes nothing. TRUNCATE and DROP end every row of their table.
+with
+
+row_events as (
+
+    {{ row_events(ref('fct_row_changes')) }}
+
+),
+
+resets as (
+
+    {{ table_resets(ref('fct_schema_changes')) }}
+
+),
+
+row_keys as (
+
+    select distinct
+        database_name,
+        table_name,
+        primary_key
+    from {{ ref('fct_row_changes') }}
+    where primary_key is not null
+
+),
+
+events as (
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        change_id,
+        ends_row,
+        event_at,
+        emitted_at,
+        source_position,
+        landed_at,
+        file_path,
+        line_number,
+        message_index,
+        row_index,
+        loaded_at
+    from row_events
+
+    union all
+
+    select
+        row_keys.database_name,
+        row_keys.table_name,
+        row_keys.primary_key,
+        resets.change_id,
+        true as ends_row,
+        resets.reset_at as event_at,
+        null as emitted_at,
+        null as source_position,
+        null as landed_at,
+        null as file_path,
+        null as line_number,
+        null as message_index,
+        null as row_index,
+        resets.loaded_at
+    from row_keys
+    inner join resets
+        on row_keys.database_name = resets.database_name and row_keys.table_name = resets.table_name
+
+),
+
+-- Each row's latest change in each load, in the source's order.
+load_events as (
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        loaded_at,
+        max(struct({{ row_change_order() }}, ends_row)) as change
+    from events
+    group by database_name, table_name, primary_key, loaded_at
+
+),
+
+-- The latest change of all loaded before a load and of all loaded up to it.
+loads as (
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        loaded_at,
+        max(change) over (
+            partition by database_name, table_name, primary_key order by loaded_at
+            rows between unbounded preceding and 1 preceding
+        ) as state_before,
+        max(change) over (
+            partition by database_name, table_name, primary_key order by loaded_at
+            rows between unbounded preceding and current row
+        ) as state_after
+    from load_events
+
+)
+
+select
+    loads.database_name,
+    loads.table_name,
+    loads.primary_key,
+    loads.loaded_at,
+    case
+        when before_version.row_image is null then 'INSERT'
+        when after_version.row_image is null then 'DELETE'
+        else 'UPDATE'
+    end as change_type,
+    before_version.row_image as before_image,
+    after_version.row_image as after_image,
+    loads.state_before.change_id as before_change_id,
+    loads.state_after.change_id as after_change_id
+from loads
+left join {{ ref('dim_row_versions') }} as before_version
+    on
+        loads.database_name = before_version.database_name
+        and loads.table_name = before_version.table_name
+        and loads.primary_key = before_version.primary_key
+        and loads.state_before.change_id = before_version.opened_by_change_id
+        and not loads.state_before.ends_row
+left join {{ ref('dim_row_versions') }} as after_version
+    on
+        loads.database_name = after_version.database_name
+        and loads.table_name = after_version.table_name
+        and loads.primary_key = after_version.primary_key
+        and loads.state_after.change_id = after_version.opened_by_change_id
+        and not loads.state_after.ends_row
+where
+    not (loads.state_after <=> loads.state_before)
+    and (before_version.row_image is not null or after_version.row_image is not null)
