@@ -1,10 +1,10 @@
-{#- Whether `database_name.table_name` matches any of `globs` (`*` any characters, `?` one,
-    `{a,b}` either), ignoring case. -#}
+{#- Whether `database_name.table_name` matches any of `globs` (`*` any characters, line
+    breaks too, `?` one, `{a,b}` either), ignoring case. -#}
 {% macro tables_matching(globs) -%}
     {%- if globs -%}
         {%- set regexes = [] -%}
         {%- for glob in globs %}{% do regexes.append(glob_regex(glob)) %}{% endfor -%}
-        concat(database_name, '.', table_name) rlike {{ string_literal('(?i)^(' ~ regexes | join('|') ~ ')$') }}
+        concat(database_name, '.', table_name) rlike {{ string_literal('(?is)^(' ~ regexes | join('|') ~ ')$') }}
     {%- else -%}
         false
     {%- endif -%}

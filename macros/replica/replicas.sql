@@ -99,7 +99,7 @@
 {% macro replica_options(name) -%}
     {%- set options = {} -%}
     {%- for entry in var('replicas').get('options', []) -%}
-        {%- if modules.re.match('(?i)^(' ~ glob_regex(entry['tables']) ~ ')$', name) -%}
+        {%- if modules.re.match('(?is)^(' ~ glob_regex(entry['tables']) ~ ')$', name) -%}
             {%- do options.update(entry) -%}
         {%- endif -%}
     {%- endfor -%}
