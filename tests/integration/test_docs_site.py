@@ -42,6 +42,9 @@ MARTS = {
     "dim_row_versions",
     "dim_current_rows",
     "dim_keyless_tables",
+    "dim_replica_columns",
+    "dim_replica_tables",
+    "fct_replica_changes",
 }
 DRAWN_TYPES = {"model", "seed", "source", "exposure"}
 
