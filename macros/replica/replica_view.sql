@@ -1,7 +1,9 @@
-{#- `create or replace view` of one table's replica, each column described. `columns` are rows
-    of dim_replica_columns; `options` the table's (docs/replicas.md#options). Names come from
-    data: only ever quoted identifiers and string literals. -#}
-{% macro replica_view_ddl(relation, database_name, table_name, columns, options) -%}
+{#- (name, expression, description) of a replica's columns: the kept source columns (options
+    `columns`, `except_columns`) typed, `_overflow`, then the system columns. `columns` are
+    rows of dim_replica_columns, `options` the table's (docs/replicas.md#options). Names come
+    from data: only ever quoted identifiers and string literals. Descriptions are cut to 250
+    characters, as a Hive metastore keeps a column comment up to 256. -#}
+{% macro replica_outputs(columns, options) -%}
     {%- set kept = [] -%}
     {%- for column in columns -%}
         {%- if column['column_name'] in options.get('columns', [column['column_name']])
@@ -13,26 +15,36 @@
     {%- for column in kept -%}
         {%- set previous = fromjson(column['previous_names']) -%}
         {%- do outputs.append((column['column_name'], replica_value(column['column_name'], previous, column['spark_type']),
-            column['spark_type'] ~ ' from the source type ' ~ (column['source_type'] or 'unknown')
+            (column['spark_type'] ~ ' from the source type ' ~ (column['source_type'] or 'unknown')
             ~ (('; before a rename: ' ~ previous | join(', ')) if previous else '')
-            ~ ('; dropped at the source: each row keeps the value it last had' if column['is_dropped'] else ''))) -%}
+            ~ ('; dropped at the source: each row keeps the value it last had' if column['is_dropped'] else ''))[:250])) -%}
     {%- endfor -%}
     {%- set typed = kept | rejectattr('spark_type', 'equalto', 'string') | list -%}
     {%- do outputs.append(('_overflow', replica_overflow(typed), 'The source text of each value that does not fit its column\'s type, by column name; empty when all fit.')) -%}
-    {%- for name, expression, description in replica_system_columns(options) -%}
-        {%- do outputs.append((name, expression, description)) -%}
-    {%- endfor -%}
+    {%- do outputs.extend(replica_system_columns(options)) -%}
+    {{ return(outputs) }}
+{%- endmacro %}
+
+
+{#- A replica's query over its `outputs`. -#}
+{% macro replica_select(outputs, database_name, table_name, options) -%}
+    select
+        {%- for name, expression, description in outputs %}
+        {{ expression }} as {{ quoted_identifier(name) }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ replica_versions(database_name, table_name, options) }}
+{%- endmacro %}
+
+
+{#- `create or replace view` of a replica, each column described. -#}
+{% macro replica_view_ddl(relation, database_name, table_name, outputs, select_sql, options) -%}
     create or replace view {{ relation }} (
         {%- for name, expression, description in outputs %}
         {{ quoted_identifier(name) }} comment {{ string_literal(description) }}{{ ',' if not loop.last }}
         {%- endfor %}
     )
     comment {{ string_literal('The ' ~ ('history (SCD type 2)' if options.get('scd_type') == 2 else 'current rows') ~ ' of the source table ' ~ database_name ~ '.' ~ table_name ~ ', typed.') }}
-    as select
-        {%- for name, expression, description in outputs %}
-        {{ expression }} as {{ quoted_identifier(name) }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from {{ replica_versions(database_name, table_name, options) }}
+    as {{ select_sql }}
 {%- endmacro %}
 
 
@@ -124,7 +136,14 @@
             row_number() over (partition by primary_key order by is_current desc, valid_from desc, opened_by_change_id desc) as recency
         {%- endif %}
         from {{ ref('dim_row_versions') }}
+        {#- Spark hands a partition filter to the Hive metastore, whose filter language fails on
+            some characters (a value with both quotes, among others): names of other characters
+            than these are compared as a struct, which is not handed down. #}
+        {%- if modules.re.fullmatch('[A-Za-z0-9_.$-]*', database_name ~ table_name) %}
         where database_name = {{ string_literal(database_name) }} and table_name = {{ string_literal(table_name) }}
+        {%- else %}
+        where struct(database_name, table_name) = struct({{ string_literal(database_name) }}, {{ string_literal(table_name) }})
+        {%- endif %}
     ) as versions
     {%- if options.get('scd_type') == 2 %}
     {%- elif options.get('deletes') == 'soft' %}

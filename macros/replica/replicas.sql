@@ -1,8 +1,10 @@
 {#- The materialization of dim_replica_tables. The model's query lists the tables to replicate;
     each gets a view (`replica_view_ddl`), re-created each run so that it follows the table's
-    DDL: a view is as incremental as the row versions it reads and never differs from them.
-    The model's table is the listing with what each replica holds now (`replica_stats_sql`),
-    for the data tests. Views left in the replica schema by tables no longer listed are
+    DDL: a view is as incremental as the row versions it reads and never differs from them. A
+    replica whose query is longer than var('replica_view_text_limit') (a table thousands of
+    columns wide) is a table instead: a metastore keeps a view's text only so long. The
+    model's table is the listing with what each replica holds now (`replica_stats_sql`), for
+    the data tests. Relations left in the replica schema by tables no longer listed are
     dropped. -#}
 {% materialization replicas, default %}
     {%- set existing = load_cached_relation(this) -%}
@@ -24,7 +26,17 @@
             'options': replica_options(name),
         } -%}
         {%- if loop.first -%}{% do adapter.create_schema(schema) %}{%- endif -%}
-        {%- do run_query(replica_view_ddl(replica.relation, replica.database_name, replica.table_name, columns[name], replica.options)) -%}
+        {%- set outputs = replica_outputs(columns[name], replica.options) -%}
+        {%- set select_sql = replica_select(outputs, replica.database_name, replica.table_name, replica.options) -%}
+        {%- set as_table = select_sql | length > var('replica_view_text_limit') -%}
+        {%- do replica.update({'relation': replica.relation.incorporate(type='table' if as_table else 'view')}) -%}
+        {%- set found = adapter.get_relation(database=this.database, schema=schema.schema, identifier=replica.relation.identifier) -%}
+        {%- if found is not none and (as_table or found.type != 'view') -%}{% do adapter.drop_relation(found) %}{%- endif -%}
+        {%- if as_table -%}
+            {%- do run_query('create table ' ~ replica.relation ~ ' using ' ~ config.get('file_format', 'parquet') ~ ' as ' ~ select_sql) -%}
+        {%- else -%}
+            {%- do run_query(replica_view_ddl(replica.relation, replica.database_name, replica.table_name, outputs, select_sql, replica.options)) -%}
+        {%- endif -%}
         {%- do replicas.append(replica) -%}
     {%- endfor -%}
 
@@ -35,8 +47,8 @@
 
     {%- if adapter.check_schema_exists(this.database, schema.schema) -%}
         {%- set kept = replicas | map(attribute='relation.identifier') | list -%}
-        {%- for view in run_query('show views in ' ~ schema) if view[1] not in kept and not view[2] -%}
-            {%- do adapter.drop_relation(api.Relation.create(database=this.database, schema=schema.schema, identifier=view[1], type='view')) -%}
+        {%- for listed in run_query('show tables in ' ~ schema) if listed[1] not in kept and not listed[2] -%}
+            {%- do adapter.drop_relation(adapter.get_relation(database=this.database, schema=schema.schema, identifier=listed[1])) -%}
         {%- endfor -%}
     {%- endif -%}
 
