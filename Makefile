@@ -7,8 +7,11 @@ INSTALLED := $(VENV)/.installed
 VENV35 := .venv-spark35
 INSTALLED35 := $(VENV35)/.installed
 SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarrow~=17.0'
+# dbt-databricks in a venv of its own: it pins dbt-core and dbt-spark versions of its own.
+VENVDBX := .venv-databricks
+INSTALLEDDBX := $(VENVDBX)/.installed
 
-.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 lint format docs \
+.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks lint format docs \
 	bench thrift-up thrift-down clean
 
 setup: $(INSTALLED) profiles.yml
@@ -44,6 +47,12 @@ $(INSTALLED35): $(SOURCES)
 	$(call install,$(VENV35),$(SPARK35_PINS))
 	touch $@
 
+$(INSTALLEDDBX): Makefile
+	test -x $(VENVDBX)/bin/python || $(PYTHON) -m venv $(VENVDBX)
+	$(VENVDBX)/bin/pip install --quiet --upgrade pip
+	$(VENVDBX)/bin/pip install --quiet 'dbt-databricks~=1.11.8' 'pytest~=9.0'
+	touch $@
+
 profiles.yml:
 	cp profiles.example.yml profiles.yml
 
@@ -51,9 +60,9 @@ demo: setup
 	$(BIN)/dbt build
 	$(BIN)/dbt docs generate
 
-# Everything CI runs: the fast checks, the builds, then the second run, on Spark 3.5
-# (docs/spark-versions.md).
-test: test-fast test-integration test-spark35
+# Everything CI runs: the fast checks, the builds, the second run on Spark 3.5
+# (docs/spark-versions.md), and the project as dbt-databricks compiles it (docs/databricks.md).
+test: test-fast test-integration test-spark35 test-databricks
 
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
 # core of two busy (lint is Python; the others wait on Spark and dbt in turn): 6.5 min here
@@ -106,6 +115,11 @@ test-integration: setup browser
 test-spark35: $(INSTALLED35) profiles.yml
 	$(MAKE) test-dbt-unit BIN=$(VENV35)/bin
 	$(VENV35)/bin/pytest tests/integration/test_format_equivalence.py
+
+# The project compiled by dbt-databricks for the databricks_uc target, without a workspace. The
+# repo's conftest needs pyspark, which this venv has no use for.
+test-databricks: $(INSTALLEDDBX)
+	$(VENVDBX)/bin/pytest --noconftest tests/databricks
 
 # The docs site test drives Debian's Chromium through its ChromeDriver; installed when missing
 # (CI runs as root on a fresh Debian machine; elsewhere through sudo).

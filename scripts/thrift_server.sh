@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Starts or stops a local Spark Thrift Server with Spark Connect in the same application,
 # from the pyspark install in .venv, on loopback ports; state lives in $CDC_THRIFT_DIR.
-# ANSI mode is off, as dbt-spark sets it for its sessions: the Thrift server ignores the
-# session configuration dbt-spark sends.
+# ANSI mode is off, as dbt-spark sets it for its sessions, unless CDC_SPARK_ANSI=true: the
+# Thrift server ignores the session configuration dbt-spark sends.
 #   scripts/thrift_server.sh up | down
 set -euo pipefail
 
@@ -11,6 +11,7 @@ STATE_DIR="${CDC_THRIFT_DIR:-.thrift}"
 THRIFT_PORT="${CDC_THRIFT_PORT:-10000}"
 CONNECT_PORT="${CDC_SPARK_CONNECT_PORT:-15002}"
 DRIVER_MEMORY="${CDC_SPARK_DRIVER_MEMORY:-6g}"
+ANSI="${CDC_SPARK_ANSI:-false}"
 PID_FILE="$STATE_DIR/server.pid"
 LOG_FILE="$STATE_DIR/server.log"
 START_TIMEOUT_S=180
@@ -44,7 +45,7 @@ up() {
         --conf "spark.connect.grpc.binding.port=$CONNECT_PORT" \
         --conf spark.ui.enabled=false \
         --conf spark.sql.session.timeZone=UTC \
-        --conf spark.sql.ansi.enabled=false \
+        --conf "spark.sql.ansi.enabled=$ANSI" \
         --conf spark.sql.shuffle.partitions=4 \
         --conf "spark.sql.warehouse.dir=$state/warehouse" \
         --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true" \

@@ -16,7 +16,7 @@
     {%- if adapter.get_relation(database=passed.database, schema=passed.schema, identifier=passed.identifier) is none -%}
         {{ return(none) }}
     {%- endif -%}
-    {{ return(adapter.query_value_once('select unix_micros(max(passed_until)) from ' ~ passed)) }}
+    {{ return(query_rows_once('select unix_micros(max(passed_until)) from ' ~ passed)[0][0]) }}
 {%- endmacro %}
 
 
@@ -45,7 +45,7 @@
 {#- Generic tests read the rows of their model loaded since the data tests last passed (`model`
     is wrapped by this macro), but for uniqueness tests, which compare new rows with old ones, and
     models without `loaded_at`. A test's own `where` config still applies. -#}
-{% macro sparkpy__get_where_subquery(relation) -%}
+{% macro spark__get_where_subquery(relation) -%}
     {%- set filters = [] -%}
     {%- if config.get('where') -%}
         {%- do filters.append(config.get('where')) -%}

@@ -28,7 +28,17 @@ from urllib.parse import urlparse
 
 import pytest
 
-from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, EPOCH, MARTS, REPO, UTC, Build, file_name, profiles_dir
+from support.dbt_harness import (
+    ANSI_MODE,
+    BUILD_WITHOUT_UNIT_TESTS,
+    EPOCH,
+    MARTS,
+    REPO,
+    UTC,
+    Build,
+    file_name,
+    profiles_dir,
+)
 from support.dbt_worker import DbtWorker
 
 SAMPLES = REPO / "samples" / "landing" / "canal_json"
@@ -197,18 +207,20 @@ def _write_landing(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build]]:
-    """Starts the module's builds, one after the other in one worker, each in a schema of its own."""
+    """Starts the module's builds, one after the other in one worker, each in a schema of its own,
+    with ANSI mode on (a failing cast or an overflow fails the query instead of giving NULL)."""
     root = tmp_path_factory.mktemp("e2e")
     profiles = profiles_dir(root)
     worker = DbtWorker(root / "spark")
     started = {
-        "samples": Build("samples", root / "samples", BUILD_WITHOUT_UNIT_TESTS, worker=worker),
+        "samples": Build("samples", root / "samples", BUILD_WITHOUT_UNIT_TESTS, env=ANSI_MODE, worker=worker),
         "custom": Build(
             "custom landing root",
             root / "custom",
             BUILD_WITHOUT_UNIT_TESTS,
             _write_landing(root / "landing"),
             schema="cdc_custom",
+            env=ANSI_MODE,
             worker=worker,
             followups=[
                 ["show", "--inline", "select name, price from {{ replica_relation('shop', 'items') }}"],
@@ -943,6 +955,7 @@ def test_build_over_samples_runs_seeds_models_and_data_tests_successfully(sample
     for model in (*MARTS, "int_row_changes_labelled"):
         assert statuses[f"model.cdc_lakehouse.{model}"] == "success"
     assert any(uid.startswith("test.") for uid in statuses), "the build ran no data tests"
+    assert samples.spark_setting("spark.sql.ansi.enabled") == "true"
 
 
 def test_tables_without_a_key_anywhere_are_listed(samples: Build) -> None:

@@ -82,13 +82,23 @@ def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory, landing: Path) -> Iterator[dict[str, Build]]:
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("equivalence_build")
+
+
+@pytest.fixture(scope="module")
+def server(root: Path) -> ThriftServer:
+    """Its warehouse is where the thrift build's tables are read from: that build's Spark dir."""
+    return ThriftServer(root / "thrift" / "spark", ansi_mode=True)
+
+
+@pytest.fixture(scope="module")
+def builds(root: Path, landing: Path, server: ThriftServer) -> Iterator[dict[str, Build]]:
     """The same build on the local target and on the thrift target (a Spark Thrift Server with
-    Spark Connect for the Python model), started together."""
-    root = tmp_path_factory.mktemp("equivalence_build")
+    Spark Connect for the Python model), started together: the local one with ANSI mode off
+    (dbt-spark's default), the server with it on (Spark 4's and Databricks SQL's)."""
     profiles = profiles_dir(root)
     # No var cdc_primary_keys: where messages name no key (Debezium), it comes from the DDL.
-    server = ThriftServer(root / "thrift" / "spark")
     started = {
         target: Build(
             f"format equivalence ({target})",
@@ -97,7 +107,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Path) -> Iterator[
             landing,
             driver_memory="2g",
             target=target,
-            env=server.env,
+            env=server.env if target == "thrift" else {},
             after=server.down if target == "thrift" else None,
         )
         for target in TARGETS
@@ -166,6 +176,12 @@ def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
     build.wait()
     statuses = build.run_results()
     assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+
+
+@pytest.mark.skipif("thrift" not in TARGETS, reason="pyspark 3.5 ships no Spark Connect server")
+def test_the_thrift_server_runs_with_ansi_mode_on(builds: dict[str, Build], server: ThriftServer) -> None:
+    builds["thrift"].wait()
+    assert server.runs_ansi_mode
 
 
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:

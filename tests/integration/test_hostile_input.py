@@ -39,7 +39,7 @@ from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.stream import logical_stream
 from cdc_tools.registry import project_formats
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
-from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, REPO, Build, file_name, profiles_dir
+from support.dbt_harness import ANSI_MODE, BUILD_WITHOUT_UNIT_TESTS, MARTS, REPO, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 from support.hostile_inputs import (
     CONTAINER_MUTATIONS,
@@ -165,6 +165,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterat
             landing.root,
             driver_memory="2g",
             dbt_vars=landing.dbt_vars,
+            env=ANSI_MODE,
             worker=worker,
         ),
         "freshness": Build(
@@ -175,6 +176,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterat
             driver_memory="2g",
             schema="cdc_freshness",
             check=False,
+            env=ANSI_MODE,
             worker=worker,
         ),
     }
@@ -238,6 +240,8 @@ def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile:
         "each_message_has_one_outcome",
     ):
         assert test in ran, f"{test} did not run"
+    # Under ANSI mode, where a failing cast or an overflow fails the query instead of giving NULL.
+    assert hostile.spark_setting("spark.sql.ansi.enabled") == "true"
 
 
 def test_landing_holds_every_mutation_class_of_every_format(landing: Landing) -> None:

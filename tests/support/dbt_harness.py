@@ -53,6 +53,11 @@ DBT_TIMEOUT_S = 1800
 # dbt unit tests do not depend on the landed data: `make test-dbt-unit` runs them, once per Spark.
 BUILD_WITHOUT_UNIT_TESTS = ["build", "--exclude", "test_type:unit"]
 
+# Builds with Spark's ANSI SQL mode on (the profile's ansi_mode), as Spark 4 and Databricks SQL
+# warehouses run by default: bad input must still be rejected with a reason, never fail a query.
+# A worker's JVM keeps the mode its first build started it with.
+ANSI_MODE = {"CDC_SPARK_ANSI": "true"}
+
 UTC = timezone.utc
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -188,6 +193,11 @@ class Build:
             if self.after is not None:
                 self.after()
 
+    def spark_setting(self, key: str) -> str | None:
+        """A setting of the Spark session the build ran on."""
+        self.wait()
+        return self._worker.spark_setting(key)
+
     def run_results(self) -> dict[str, str]:
         """unique_id -> status of every node the invocation ran; exposures, which run nothing
         (their status is `no-op`), are left out."""
@@ -254,8 +264,10 @@ class ThriftServer:
     `state_dir` (laid out as a Build's Spark dir, so `Build.tables` reads them once it is down)."""
 
     state_dir: Path
+    ansi_mode: bool = False
     thrift_port: int = field(default_factory=free_port)
     connect_port: int = field(default_factory=free_port)
+    runs_ansi_mode: bool | None = None  # as its sessions saw it once it was up
 
     @property
     def env(self) -> dict[str, str]:
@@ -263,7 +275,17 @@ class ThriftServer:
             "CDC_THRIFT_DIR": str(self.state_dir),
             "CDC_THRIFT_PORT": str(self.thrift_port),
             "CDC_SPARK_CONNECT_PORT": str(self.connect_port),
+            **(ANSI_MODE if self.ansi_mode else {}),
         }
+
+    def _setting(self, key: str) -> str:
+        """A setting as a new session on the server sees it (dbt's sessions are such)."""
+        from pyhive import hive
+
+        with hive.connect("127.0.0.1", port=self.thrift_port, username="dbt") as connection:
+            cursor = connection.cursor()
+            cursor.execute(f"set {key}")
+            return cursor.fetchall()[0][1]
 
     def _script(self, action: str) -> None:
         done = subprocess.run(
@@ -278,6 +300,7 @@ class ThriftServer:
 
     def up(self) -> None:
         self._script("up")
+        self.runs_ansi_mode = self._setting("spark.sql.ansi.enabled") == "true"
 
     def down(self) -> None:
         self._script("down")

@@ -97,6 +97,11 @@ class DbtWorker:
     def tables(self, schema: str, names: tuple[str, ...], timeout_s: float = 600) -> dict[str, Any]:
         return self.call({"op": "tables", "schema": schema, "tables": list(names)}, timeout_s)["tables"]
 
+    def spark_setting(self, key: str, timeout_s: float = 600) -> str | None:
+        """A setting of the worker's running SparkSession (None before any build started one);
+        answered, as every request, after the requests before it."""
+        return self.call({"op": "setting", "key": key}, timeout_s)["value"]
+
     def log_tail(self) -> str:
         return self.log_file.read_text()[-8000:] if self.log_file.exists() else ""
 
@@ -188,6 +193,15 @@ def _read_tables(spark_dir: str, schema: str, names: list[str]) -> dict[str, Any
     return tables
 
 
+def _spark_setting(key: str) -> str | None:
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is None:
+        return None
+    return SparkSession.builder.getOrCreate().conf.get(key, None)
+
+
 def main(spark_dir: str) -> None:
     answers = sys.stdout
     for line in sys.stdin:
@@ -195,6 +209,8 @@ def main(spark_dir: str) -> None:
         try:
             if request["op"] == "invoke":
                 answer = _invoke(request["args"], request["env"], request["output"])
+            elif request["op"] == "setting":
+                answer = {"value": _spark_setting(request["key"])}
             else:
                 answer = {"tables": _read_tables(spark_dir, request["schema"], request["tables"])}
         except Exception:  # answered, so that the test fails with it rather than hanging

@@ -80,19 +80,28 @@ def test_default_submission_method_choice() -> None:
     assert "job_cluster" in helpers
 
 
-def test_a_value_is_queried_once_per_run() -> None:
+def test_a_query_runs_once_per_run() -> None:
     adapter = _adapter(_creds())
     asked = []
 
     def execute(sql: str, fetch: bool = False) -> tuple[None, SimpleNamespace]:
         asked.append((sql, fetch))
-        return None, SimpleNamespace(rows=[(f"value of {sql}", "second column")])
+        rows = [] if sql == "show functions like 'none'" else [(f"value of {sql}", "second column")]
+        return None, SimpleNamespace(rows=rows)
 
     adapter.execute = execute  # type: ignore[method-assign]
-    assert adapter.query_value_once("select version()") == "value of select version()"
-    assert adapter.query_value_once("select 2") == "value of select 2"
-    assert adapter.query_value_once("select version()") == "value of select version()"
-    assert asked == [("select version()", True), ("select 2", True)]
+    assert adapter.query_rows_once("select version()") == [("value of select version()", "second column")]
+    assert adapter.query_rows_once("show functions like 'none'") == []
+    assert adapter.query_rows_once("select version()") == [("value of select version()", "second column")]
+    assert adapter.query_rows_once("show functions like 'none'") == []
+    assert asked == [("select version()", True), ("show functions like 'none'", True)]
+
+
+def test_ansi_mode_is_off_unless_the_profile_turns_it_on() -> None:
+    # dbt-spark forces it off; a profile may run as Spark 4 and Databricks SQL do by default.
+    assert _creds().server_side_parameters["spark.sql.ansi.enabled"] == "false"
+    ansi = _creds(ansi_mode=True, server_side_parameters={"spark.sql.ansi.enabled": "false"})
+    assert ansi.server_side_parameters["spark.sql.ansi.enabled"] == "true"
 
 
 def test_session_seed_bindings_are_sql_literals() -> None:
@@ -137,6 +146,16 @@ def test_submit_binds_spark_to_active_session(spark: SparkSession) -> None:
     # The temp view is session-scoped, so seeing it proves `spark` was our session.
     rows = [r.v for r in spark.table("sparkpy_probe").orderBy("v").collect()]
     assert rows == [0, 10, 20, 30, 40]
+
+
+def test_a_submission_method_set_to_none_is_the_default(spark: SparkSession) -> None:
+    # A project sets it for dbt-databricks only; Jinja gives none on this adapter.
+    code = 'spark.range(3).createOrReplaceTempView("sparkpy_default_method")'
+    parsed_model = {"alias": "probe_model", "schema": "unit", "config": {"submission_method": None}}
+    adapter = _adapter(_creds())
+    with adapter.connection_named("probe_model"):
+        adapter.submit_python_job(parsed_model, code)
+    assert spark.table("sparkpy_default_method").count() == 3
 
 
 def test_model_exception_surfaces_as_dbt_error_with_traceback(spark: SparkSession) -> None:

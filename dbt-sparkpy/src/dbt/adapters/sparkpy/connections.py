@@ -1,8 +1,9 @@
 """Credentials and connection manager for the ``sparkpy`` adapter type.
 
-SQL still goes through dbt-spark's connection methods unchanged; the only
-addition is ``connect_url``, which routes Python models to a Spark Connect
-server instead of Databricks.
+SQL still goes through dbt-spark's connection methods unchanged. Two additions:
+``connect_url``, which routes Python models to a Spark Connect server instead of
+Databricks, and ``ansi_mode``, which keeps Spark's ANSI SQL mode on where dbt-spark
+turns it off.
 """
 
 import os
@@ -16,17 +17,25 @@ from dbt.adapters.spark.connections import SparkConnectionManager, SparkCredenti
 
 @dataclass
 class SparkpyCredentials(SparkCredentials):
-    """dbt-spark credentials plus an optional Spark Connect URL for Python models."""
+    """dbt-spark credentials plus an optional Spark Connect URL for Python models and a
+    switch for ANSI mode."""
 
     # e.g. "sc://localhost:15002"; unset means "run Python models in this process".
     connect_url: Optional[str] = None
+    # dbt-spark sends spark.sql.ansi.enabled=false with every session; true sends true, the
+    # default of Spark 4 and of Databricks SQL warehouses, so a project can be run as there.
+    ansi_mode: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.server_side_parameters["spark.sql.ansi.enabled"] = str(self.ansi_mode).lower()
 
     @property
     def type(self) -> str:
         return "sparkpy"
 
     def _connection_keys(self) -> Tuple[str, ...]:
-        return super()._connection_keys() + ("method", "connect_url")
+        return super()._connection_keys() + ("method", "connect_url", "ansi_mode")
 
 
 class SparkpyConnectionManager(SparkConnectionManager):

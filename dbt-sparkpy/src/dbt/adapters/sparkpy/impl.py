@@ -1,8 +1,9 @@
 """The ``sparkpy`` adapter: dbt-spark plus an in-process/Spark Connect Python runner."""
 
-from typing import Any, Dict, Type
+from typing import Any, Dict, List, Tuple, Type
 
 from dbt.adapters.base import PythonJobHelper, available
+from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark import SparkAdapter
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.sparkpy.connections import SparkpyConnectionManager
@@ -16,7 +17,7 @@ class SparkpyAdapter(SparkAdapter):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._values_once: Dict[str, Any] = {}
+        self._rows_once: Dict[str, List[Tuple[Any, ...]]] = {}
 
     @property
     def python_submission_helpers(self) -> Dict[str, Type[PythonJobHelper]]:
@@ -30,12 +31,19 @@ class SparkpyAdapter(SparkAdapter):
             return "session"
         return super().default_python_submission_method
 
+    def submit_python_job(self, parsed_model: Dict[str, Any], compiled_code: str) -> AdapterResponse:
+        # A project may set submission_method for another adapter only (Jinja giving none here,
+        # e.g. dbt-databricks' serverless_cluster): unset, so the default above applies.
+        if parsed_model["config"].get("submission_method") is None:
+            parsed_model["config"].pop("submission_method", None)
+        return super().submit_python_job(parsed_model, compiled_code)
+
     @available
-    def query_value_once(self, sql: str) -> Any:
-        """The first value of `sql`'s first row, queried once per dbt invocation: for values
-        that hold during a run, asked by every node that compiles (the Spark version the JSON
-        macros pick their forms by, when the data tests last passed)."""
-        if sql not in self._values_once:
+    def query_rows_once(self, sql: str) -> List[Tuple[Any, ...]]:
+        """The rows of `sql`, queried once per dbt invocation: for answers that hold during a
+        run, asked by every node that compiles (which functions the target has, when the data
+        tests last passed)."""
+        if sql not in self._rows_once:
             _, table = self.execute(sql, fetch=True)
-            self._values_once[sql] = table.rows[0][0]
-        return self._values_once[sql]
+            self._rows_once[sql] = [tuple(row) for row in table.rows]
+        return self._rows_once[sql]
