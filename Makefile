@@ -12,7 +12,7 @@ VENVDBX := .venv-databricks
 INSTALLEDDBX := $(VENVDBX)/.installed
 
 .PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks lint format docs \
-	bench thrift-up thrift-down clean
+	bench thrift-up thrift-down sql clean
 
 setup: $(INSTALLED) profiles.yml
 
@@ -147,6 +147,10 @@ thrift-up: setup
 
 thrift-down:
 	scripts/thrift_server.sh down
+
+# A SQL console on the local warehouse (.spark/): one Spark start, then queries at once.
+sql: setup
+	scripts/spark_sql.sh
 
 clean:
 	rm -rf .spark .thrift target logs $(INSTALLED) $(INSTALLED35)
