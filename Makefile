@@ -153,4 +153,4 @@ sql: setup
 	scripts/spark_sql.sh
 
 clean:
-	rm -rf .spark .thrift target logs $(INSTALLED) $(INSTALLED35)
+	rm -rf .spark .thrift target logs $(INSTALLED) $(INSTALLED35) $(INSTALLEDDBX)

@@ -7,22 +7,13 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source scripts/local_spark.sh
 SPARK_DIR="${CDC_SPARK_DIR:-.spark}"
 mkdir -p "$SPARK_DIR"
-state="$(cd "$SPARK_DIR" && pwd)"
-spark_home="$(.venv/bin/python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
-# The local profile's settings that decide what a query sees (time zone, files read as they are).
-exec "$spark_home/bin/spark-sql" \
-    --master 'local[2]' \
+local_spark_args "$(cd "$SPARK_DIR" && pwd)"
+exec "$(local_spark_home)/bin/spark-sql" \
+    "${LOCAL_SPARK_ARGS[@]}" \
     --driver-memory "${CDC_SPARK_DRIVER_MEMORY:-2g}" \
-    --conf spark.ui.enabled=false \
     --conf spark.ui.showConsoleProgress=false \
-    --conf spark.sql.session.timeZone=UTC \
-    --conf "spark.sql.ansi.enabled=${CDC_SPARK_ANSI:-false}" \
-    --conf "spark.sql.warehouse.dir=$state/warehouse" \
-    --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true" \
-    --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state" \
-    --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem \
-    --conf spark.sql.analyzer.maxIterations=200 \
     --database "${CDC_SCHEMA:-cdc}" \
     "$@"

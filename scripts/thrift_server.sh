@@ -7,11 +7,11 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+source scripts/local_spark.sh
 STATE_DIR="${CDC_THRIFT_DIR:-.thrift}"
 THRIFT_PORT="${CDC_THRIFT_PORT:-10000}"
 CONNECT_PORT="${CDC_SPARK_CONNECT_PORT:-15002}"
 DRIVER_MEMORY="${CDC_SPARK_DRIVER_MEMORY:-6g}"
-ANSI="${CDC_SPARK_ANSI:-false}"
 PID_FILE="$STATE_DIR/server.pid"
 LOG_FILE="$STATE_DIR/server.log"
 START_TIMEOUT_S=180
@@ -32,26 +32,19 @@ up() {
     mkdir -p "$STATE_DIR"
     local state spark_home
     state="$(cd "$STATE_DIR" && pwd)"
-    spark_home="$(.venv/bin/python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
+    spark_home="$(local_spark_home)"
+    local_spark_args "$state"
     # setsid: the server outlives this shell and `down` stops its whole process group.
     # PYSPARK_PYTHON: Python functions sent over Spark Connect run with this venv's packages.
     PYSPARK_PYTHON="$PWD/.venv/bin/python" setsid "$spark_home/bin/spark-submit" \
         --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 \
         --name cdc-lakehouse-thrift \
-        --master 'local[2]' \
+        "${LOCAL_SPARK_ARGS[@]}" \
         --driver-memory "$DRIVER_MEMORY" \
         --conf spark.plugins=org.apache.spark.sql.connect.SparkConnectPlugin \
         --conf spark.connect.grpc.binding.address=127.0.0.1 \
         --conf "spark.connect.grpc.binding.port=$CONNECT_PORT" \
-        --conf spark.ui.enabled=false \
-        --conf spark.sql.session.timeZone=UTC \
-        --conf "spark.sql.ansi.enabled=$ANSI" \
         --conf spark.sql.shuffle.partitions=4 \
-        --conf "spark.sql.warehouse.dir=$state/warehouse" \
-        --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true" \
-        --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state" \
-        --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem \
-        --conf spark.sql.analyzer.maxIterations=200 \
         --hiveconf hive.server2.thrift.bind.host=127.0.0.1 \
         --hiveconf "hive.server2.thrift.port=$THRIFT_PORT" \
         spark-internal >"$LOG_FILE" 2>&1 < /dev/null &

@@ -1,0 +1,26 @@
+# Sourced by thrift_server.sh and spark_sql.sh: what both pass to a local Spark application over
+# a state dir (warehouse + Derby metastore), the local dbt profile's settings that decide what a
+# query sees. `local_spark_home`: the pyspark install in .venv. `local_spark_args <state dir>`:
+# fills the array LOCAL_SPARK_ARGS.
+
+local_spark_home() {
+    .venv/bin/python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))'
+}
+
+local_spark_args() {
+    local state="$1"
+    LOCAL_SPARK_ARGS=(
+        --master 'local[2]'
+        --conf spark.ui.enabled=false
+        --conf spark.sql.session.timeZone=UTC
+        # Off as dbt-spark sets it for its sessions, unless CDC_SPARK_ANSI=true.
+        --conf "spark.sql.ansi.enabled=${CDC_SPARK_ANSI:-false}"
+        --conf "spark.sql.warehouse.dir=$state/warehouse"
+        --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true"
+        --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state"
+        # Landed files are read as they are, stale `.crc` sidecars or not (as the profile does).
+        --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem
+        # Spark 3.5's analyzer needs about 120 passes over the Debezium staging.
+        --conf spark.sql.analyzer.maxIterations=200
+    )
+}
