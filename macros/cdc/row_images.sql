@@ -48,16 +48,18 @@
 
 
 {#- The row's key as canonical JSON, e.g. {"id":"1"}: key columns in key order, values as text,
-    taken from the after image (the before image for a delete). NULL when the key is unknown. -#}
+    taken from the after image (the before image for a delete). NULL when the key is unknown:
+    the table has none, or the image lacks a key column's value (NULL or left out), which would
+    otherwise make rows that are not one row share a key. -#}
 {% macro primary_key_json(key_columns, before_image, after_image) -%}
     case
-        when size({{ key_columns }}) > 0 then to_json(map_from_arrays(
-            {{ key_columns }},
-            transform(
+        when
+            size({{ key_columns }}) > 0
+            and forall({{ key_columns }}, column_name -> try_element_at(coalesce({{ after_image }}, {{ before_image }}), column_name) is not null)
+            then to_json(map_from_arrays(
                 {{ key_columns }},
-                column_name -> try_element_at(coalesce({{ after_image }}, {{ before_image }}), column_name)
-            )
-        ))
+                transform({{ key_columns }}, column_name -> try_element_at(coalesce({{ after_image }}, {{ before_image }}), column_name))
+            ))
     end
 {%- endmacro %}
 

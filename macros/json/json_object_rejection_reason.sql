@@ -5,14 +5,39 @@
     (the strings a message is read by) are checked apart. -#}
 {% macro json_object_rejection_reason(message_json, parsed, text_fields) -%}
     case
-        when not {{ is_one_json_value(message_json) }} then 'malformed_json'
+        when not {{ is_one_json_value(message_json) }} then {{ json_unparsed_reason(message_json) }}
         when {{ json_opening_char(message_json) }} != '{' then 'not_a_json_object'
         when {{ json_has_duplicate_key(message_json) }} then 'duplicate_key'
+        when {{ json_has_lone_surrogate(message_json) }} then 'invalid_unicode_escape'
         when {{ parsed }}._corrupt_record is not null then 'invalid_field_type'
         {%- if text_fields %}
         when {{ json_text_field_of_other_type(message_json, text_fields) }} then 'invalid_field_type'
         {%- endif %}
     end
+{%- endmacro %}
+
+
+{#- Why a text is not one JSON value: a string longer than the parser reads (Jackson's
+    20,000,000 characters), else malformed. -#}
+{% macro json_unparsed_reason(json) -%}
+    if(
+        length({{ json }}) > 20000000
+        and exists(split({{ json_escapes_set_aside(json) }}, '"'), part -> length(part) > 20000000),
+        'value_too_large',
+        'malformed_json'
+    )
+{%- endmacro %}
+
+
+{#- A \uD800-\uDFFF escape without its partner: no character, and a store writes it as `?`. An
+    escaped backslash before a `u` is set aside first. -#}
+{% macro json_has_lone_surrogate(json) -%}
+    coalesce(
+        instr({{ json }}, '\\u') > 0
+        and {{ json_escapes_set_aside(json) }} rlike
+            '(?i)\\\\ud[89ab][0-9a-f]{2}(?!\\\\ud[c-f][0-9a-f]{2})|(?<!\\\\ud[89ab][0-9a-f]{2})\\\\ud[c-f][0-9a-f]{2}',
+        false
+    )
 {%- endmacro %}
 
 

@@ -11,7 +11,7 @@
         message.col as message_json,
         case
             when {{ is_blank('batches.payload') }} then 'empty_line'
-            when batches.messages is null then 'malformed_json'
+            when batches.messages is null then {{ json_unparsed_reason('batches.payload') }}
             when size(batches.messages) = 0 then 'empty_batch'
             -- Spark gives a batch's string elements unquoted, so elements are judged here.
             when batches.is_batch and coalesce({{ json_opening_char('message.col') }}, '') != '{'

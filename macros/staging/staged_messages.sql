@@ -58,7 +58,10 @@ from (
             when event_kind = 'control' then null
             when event_kind is null and coalesce(source_operation, '') = '' then 'missing_event_type'
             when event_kind is null then 'unknown_event_type'
+            when {{ is_implausible_time('event_at') }} or {{ is_implausible_time('emitted_at') }} then 'implausible_timestamp'
             when database_name is null then 'missing_database'
+            when {{ partition_folder_too_long('database_name') }} or {{ partition_folder_too_long('table_name') }}
+                then 'name_too_long'
             -- A DDL message carries its statement, or the table's change it made (`table_change`:
             -- AWS DMS sends no statement); a TRUNCATE's kind is known without either.
             when
@@ -67,6 +70,10 @@ from (
             when event_kind = 'schema_change' then null
             when table_name is null then 'missing_table'
             when image_rejection_reason is not null then image_rejection_reason
+            -- No source allows an empty column name, and a replica could not have one.
+            when exists(row_images, row_image -> array_contains(map_keys(row_image.before_image), '')
+                or array_contains(map_keys(row_image.after_image), ''))
+                then 'empty_column_name'
             when
                 {{ array_size('row_images') }} = 0
                 or exists(
@@ -78,5 +85,31 @@ from (
             when operation = 'UPDATE' and old_images_expected and exists(row_images, row_image -> row_image.before_image is null)
                 then 'missing_old_image'
         end
+    )
+{%- endmacro %}
+
+
+{#- A time outside var('cdc_plausible_times'): a clock in a unit the magnitude misreads (seconds
+    of the year 9999 read as milliseconds of 1978), or a producer's bug. NULL (unknown) passes. -#}
+{% macro is_implausible_time(time) -%}
+    {%- set plausible = var('cdc_plausible_times') -%}
+    coalesce(
+        {{ time }} < timestamp {{ string_literal(plausible['from']) }}
+        or {{ time }} >= timestamp {{ string_literal(plausible['until']) }},
+        false
+    )
+{%- endmacro %}
+
+
+{#- A name whose partition folder of dim_row_versions (`<column>=<name>`, UTF-8, with the
+    characters Spark escapes as %XX) would exceed the 255 bytes a file system allows in a name.
+    The names sources allow (MySQL: 64 characters, Oracle: 128 bytes) fit unless made mostly of
+    those characters. -#}
+{% macro partition_folder_too_long(column) -%}
+    coalesce(
+        octet_length('{{ column }}=') + octet_length({{ column }})
+        + 2 * (length({{ column }}) - length(regexp_replace({{ column }}, '[\\x01-\\x1F\\x7F"#%\'*/:=?\\\\{\\[\\]^]', '')))
+        > 255,
+        false
     )
 {%- endmacro %}

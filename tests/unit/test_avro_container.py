@@ -64,6 +64,29 @@ def test_records_decode_to_avro_json_encoding_with_named_branches() -> None:
     assert back == [{"id": 2, "value": {"value": b"a\nb"}}]
 
 
+@pytest.mark.parametrize("codec", ["deflate", "snappy", "zstandard", "bzip2", "xz"])
+def test_compressed_containers_decode_as_uncompressed_ones(codec: str) -> None:
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(SCHEMA), RECORDS, codec=codec, sync_interval=1)
+    assert [json.loads(payload or "") for _, payload in container_records(out.getvalue(), SCHEMA)] == EXPECTED_JSON
+
+
+def test_a_string_that_is_not_utf8_reads_as_replacement_characters_and_reading_goes_on() -> None:
+    """As in a landed line; strict decoding would lose the record and every one after it."""
+    schema = {"type": "record", "name": "Text", "fields": [{"name": "text", "type": "string"}]}
+    texts = ["ab", "a\x00\x00b", "cd"]
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(schema), [{"text": text} for text in texts], sync_interval=1)
+    # The second record's two NUL bytes become 0xFF 0xFE (same length): not UTF-8.
+    damaged = out.getvalue().replace(b"a\x00\x00b", b"a\xff\xfeb")
+    decoded = container_records(damaged, schema)
+    assert [(number, json.loads(payload or "")["text"]) for number, payload in decoded] == [
+        (1, "ab"),
+        (2, "a\ufffd\ufffdb"),
+        (3, "cd"),
+    ]
+
+
 def test_an_empty_container_has_no_records() -> None:
     assert container_records(_container([]), SCHEMA) == []
 

@@ -45,12 +45,16 @@ def container_records(content: bytes, schema: dict[str, Any]) -> list[tuple[int,
     try:
         # Record names are kept: two union branches of the same shape (e.g. DTS BinaryGeometry
         # and BinaryObject) are told apart only by name.
-        reader = fastavro.reader(io.BytesIO(content), return_record_name=True)
+        # Bytes that are not UTF-8 in a string read as U+FFFD, as in a landed line: the record
+        # is kept, and the records after it (strict decoding would stop the file there).
+        reader = fastavro.reader(io.BytesIO(content), return_record_name=True, handle_unicode_errors="replace")
         # Schema resolution may pick a promotable branch over the written one (a union listing
         # bytes before string reads a string as bytes), so a file written with the expected
         # schema is read as written; only another schema is resolved to it.
         if fastavro.parse_schema(reader.writer_schema) != parsed:
-            reader = fastavro.reader(io.BytesIO(content), reader_schema=parsed, return_record_name=True)
+            reader = fastavro.reader(
+                io.BytesIO(content), reader_schema=parsed, return_record_name=True, handle_unicode_errors="replace"
+            )
         for record in reader:
             records.append(record)
     except Exception:  # fastavro raises many kinds (EOFError, ValueError, SchemaResolutionError...)
