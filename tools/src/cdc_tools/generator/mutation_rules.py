@@ -34,6 +34,17 @@ def rejected(reason: str, message_index: int | None = 0) -> Expected:
 
 
 @dataclass(frozen=True)
+class EventTime:
+    """Where the staging reads a message's event time (relative to `FormatRules.root`) and how
+    the format spells a time there: the encoder's own spelling of an epoch-ms time."""
+
+    path: Path
+    spell: Callable[[int], Any]
+    # False where the staging reads the time elsewhere (TiCDC's `_tidb.commitTs` wins over `es`).
+    read_here: Callable[[Message], bool] = lambda message: True
+
+
+@dataclass(frozen=True)
 class FormatRules:
     name: str
     operation: Path
@@ -55,6 +66,9 @@ class FormatRules:
     unions: Callable[[Message], list[tuple[Path, str]]] | None = None  # (union, its unknown-branch reason)
     invalid_utf8: Expected | None = None  # when a string with U+FFFD is not used as a value
     avro_schema: dict[str, Any] | None = None  # records also land as binary container files
+    event_time: EventTime | None = None  # where the message's event time is, if it has one
+    null_column: Callable[[Message, str], None] | None = None  # a column NULL in every row image
+    container_mutations: tuple[str, ...] = ()  # the classes of its binary container files
 
 
 def get(message: Message, path: Path) -> Any:
@@ -99,6 +113,13 @@ JSON_MUTATIONS = (
     "non_numeric_number",
     "duplicate_key",
     "hostile_names",
+    "extreme_number",
+    "lone_surrogate",
+    "empty_column_name",
+    "leading_whitespace",
+    "implausible_time",
+    "null_key_value",
+    "long_names",
 )
 
 
@@ -136,6 +157,20 @@ def add_to_images(*image_fields: str) -> Callable[[Message, str, Any], None]:
     return add
 
 
+def null_in_images(*image_fields: str, root: Callable[[Message], Message] = lambda m: m) -> Callable:
+    """A column made JSON null in every row image that holds it: images that are objects, alone
+    or in an array, under `image_fields` of the message's `root`."""
+
+    def null(message: Message, column: str) -> None:
+        for name in image_fields:
+            images = root(message).get(name)
+            for image in images if isinstance(images, list) else [images]:
+                if isinstance(image, dict) and column in image:
+                    image[column] = None
+
+    return null
+
+
 AVRO_MUTATIONS = (
     "truncated",
     "wrong_type",
@@ -149,9 +184,16 @@ AVRO_MUTATIONS = (
     "duplicate_key",
     "hostile_names",
     "unknown_branch",
+    "lone_surrogate",
+    "empty_column_name",
+    "leading_whitespace",
+    "implausible_time",
+    "null_key_value",
+    "long_names",
 )
-# Binary container files: records, one per block, then one damaged record (`container_mutants`).
-CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
+# Binary container files (`container_mutants`): valid records, one per block, then one damaged
+# record; or every record valid, in compressed blocks.
+CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container", "snappy_container", "deflate_container")
 
 
 def image_value_unions(images: tuple[str, ...], inner: Path, reason: str) -> Callable:
@@ -178,6 +220,20 @@ def add_to_avro_images(value_of: Callable[[Any], dict[str, Any]], type_number: i
                 message[name]["array"].append(value_of(value))
 
     return add
+
+
+def null_in_avro_images(null_value: Callable[[Any], Any]) -> Callable:
+    """A column made NULL in every row image: its item (by its place in `fields`) as `null_value`
+    gives a NULL item from the image's item."""
+
+    def null(message: Message, column: str) -> None:
+        names = [field["name"] for field in message["fields"]["array"]]
+        for name in ("beforeImages", "afterImages"):
+            if isinstance(message.get(name), dict):
+                items = message[name]["array"]
+                items[names.index(column)] = null_value(items[names.index(column)])
+
+    return null
 
 
 def union_fields(schema: dict[str, Any]) -> tuple[str, ...]:
