@@ -84,9 +84,9 @@ EXTREME_NUMBERS = st.one_of(
     st.integers(10**38, 10**39 - 1).map(str),
     st.integers(10**44, 10**45 - 1).map(lambda n: f"-{n}"),
 )
-# \u escapes of half a UTF-16 surrogate pair (a high one alone, before a letter, a low one alone,
-# a pair in the wrong order): no character. SURROGATE_PAIR is a whole one, and its character.
-LONE_SURROGATES = ["\\ud800", "\\udbffx", "\\udc00", "\\ude00\\ud83d"]
+# \u escapes of half a UTF-16 surrogate pair (a high one alone, before a letter or another
+# escape, a low one alone, a pair in the wrong order): no character. SURROGATE_PAIR is a whole one, and its character.
+LONE_SURROGATES = ["\\ud800", "\\udbffx", "\\udc00", "\\ude00\\ud83d", "\\ud800\\u0041"]
 SURROGATE_PAIR = ("\\ud83d\\ude00", "😀")
 # More characters than the staging keeps in one value.
 VALUE_LIMIT = 20_000_000
@@ -530,7 +530,7 @@ def lone_surrogate(rules: FormatRules, sources: list[Source]) -> st.SearchStrate
         source = draw(st.sampled_from(_row_changes(rules, sources)))
         message = copy.deepcopy(source.message)
         if draw(st.integers(0, 2)) > 0:
-            rules.add_column(message, "text", "a@@ESC@@b")
+            rules.add_column(message, "text", draw(st.sampled_from(["a@@ESC@@b", "a@@ESC@@"])))
             escape = draw(st.sampled_from(LONE_SURROGATES))
             line = _line_of(rules, message).replace(b"@@ESC@@", escape.encode())
             return Mutant("lone_surrogate", line, rejected("invalid_unicode_escape"))
@@ -617,8 +617,8 @@ def implausible_time(rules: FormatRules, sources: list[Source]) -> st.SearchStra
 
 
 def null_key_value(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
-    """A row change whose first key column is NULL in every row image: used, with no key (so that
-    it is merged with no other row)."""
+    """A row change whose first key column is NULL in every row image, or missing from them:
+    used, with no key (so that it is merged with no other row)."""
     null_column = rules.null_column
     assert null_column is not None
     keyed = [s for s in _row_changes(rules, sources) if names_of(rules, s.message) in TABLE_KEYS]
@@ -627,7 +627,7 @@ def null_key_value(rules: FormatRules, sources: list[Source]) -> st.SearchStrate
     def strategy(draw: st.DrawFn) -> Mutant:
         message = copy.deepcopy(draw(st.sampled_from(keyed)).message)
         key = TABLE_KEYS[names_of(rules, message)][0]
-        null_column(message, key)
+        null_column(message, key, draw(st.booleans()))
         return _mutant(
             rules, "null_key_value", message, used("row_change"), facts={"primary_key": None}, image={key: None}
         )

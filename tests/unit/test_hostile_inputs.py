@@ -149,12 +149,12 @@ def _implausible_time(rules: FormatRules, mutant: Mutant, sources: list[Source])
 
 
 def _null_key_value(rules: FormatRules, mutant: Mutant, sources: list[Source]) -> None:
-    """The key column is NULL in its images already: nulling it again changes nothing."""
+    """The key column is NULL in its images, or not there: nulling it again changes nothing."""
     assert rules.null_column is not None
     (message,) = messages_of(mutant.line.decode())
     (key,) = mutant.image
     again = copy.deepcopy(message)
-    rules.null_column(again, key)
+    rules.null_column(again, key, False)
     assert again == message and message not in [s.message for s in sources]
 
 

@@ -67,7 +67,8 @@ class FormatRules:
     invalid_utf8: Expected | None = None  # when a string with U+FFFD is not used as a value
     avro_schema: dict[str, Any] | None = None  # records also land as binary container files
     event_time: EventTime | None = None  # where the message's event time is, if it has one
-    null_column: Callable[[Message, str], None] | None = None  # a column NULL in every row image
+    # A column NULL in every row image (as the format spells NULL), or (True) left out of them.
+    null_column: Callable[[Message, str, bool], None] | None = None
     container_mutations: tuple[str, ...] = ()  # the classes of its binary container files
 
 
@@ -158,15 +159,18 @@ def add_to_images(*image_fields: str) -> Callable[[Message, str, Any], None]:
 
 
 def null_in_images(*image_fields: str, root: Callable[[Message], Message] = lambda m: m) -> Callable:
-    """A column made JSON null in every row image that holds it: images that are objects, alone
-    or in an array, under `image_fields` of the message's `root`."""
+    """A column made JSON null in (or removed from) every row image that holds it: images that
+    are objects, alone or in an array, under `image_fields` of the message's `root`."""
 
-    def null(message: Message, column: str) -> None:
+    def null(message: Message, column: str, remove: bool) -> None:
         for name in image_fields:
             images = root(message).get(name)
             for image in images if isinstance(images, list) else [images]:
                 if isinstance(image, dict) and column in image:
-                    image[column] = None
+                    if remove:
+                        del image[column]
+                    else:
+                        image[column] = None
 
     return null
 
@@ -223,15 +227,23 @@ def add_to_avro_images(value_of: Callable[[Any], dict[str, Any]], type_number: i
 
 
 def null_in_avro_images(null_value: Callable[[Any], Any]) -> Callable:
-    """A column made NULL in every row image: its item (by its place in `fields`) as `null_value`
-    gives a NULL item from the image's item."""
+    """A column made NULL in every row image (its item, by its place in `fields`, as `null_value`
+    makes it of the item), or removed from `fields` and the images."""
 
-    def null(message: Message, column: str) -> None:
+    def null(message: Message, column: str, remove: bool) -> None:
         names = [field["name"] for field in message["fields"]["array"]]
+        if column not in names:
+            return
+        at = names.index(column)
         for name in ("beforeImages", "afterImages"):
             if isinstance(message.get(name), dict):
                 items = message[name]["array"]
-                items[names.index(column)] = null_value(items[names.index(column)])
+                if remove:
+                    del items[at]
+                else:
+                    items[at] = null_value(items[at])
+        if remove:
+            del message["fields"]["array"][at]
 
     return null
 

@@ -98,9 +98,12 @@ def _flat_add_column(message: Message, column: str, value: Any) -> None:
     _flat_root(message)[column] = value
 
 
-def _flat_null_column(message: Message, column: str) -> None:
-    if column in _flat_root(message):
-        _flat_root(message)[column] = None
+def _flat_null_column(message: Message, column: str, remove: bool) -> None:
+    row = _flat_root(message)
+    if column in row and remove:
+        del row[column]
+    elif column in row:
+        row[column] = None
 
 
 RULES = FormatRules(

@@ -87,8 +87,11 @@ def _kafka_river_add_column(message: Message, column: str, value: Any) -> None:
     message["columns"].append(entry)
 
 
-def _kafka_river_null_column(message: Message, column: str) -> None:
+def _kafka_river_null_column(message: Message, column: str, remove: bool) -> None:
     """GSON's NULL: no `v`, `null` true (and no old value: a key column is never updated)."""
+    if remove:
+        message["columns"] = [entry for entry in message["columns"] if entry.get("n") != column]
+        return
     for entry in message["columns"]:
         if entry.get("n") == column:
             entry.pop("v", None)

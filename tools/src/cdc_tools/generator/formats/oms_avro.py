@@ -281,6 +281,8 @@ def _oms_unions(message: Message) -> list[tuple[Path, str]]:
     return record + image_value_unions(("beforeImages", "afterImages"), ("value",), "unknown_value_branch")(message)
 
 
+_null_value = null_in_avro_images(lambda item: {**item, "value": None})
+
 RULES = FormatRules(
     name="oms_avro",
     operation=OMS_OPERATION,
@@ -313,7 +315,8 @@ RULES = FormatRules(
     unions=_oms_unions,
     avro_schema=AVRO_SCHEMA,
     event_time=EventTime(("timestamp",), _timestamp),
-    # NULL as the value union's null branch.
-    null_column=null_in_avro_images(lambda item: {**item, "value": None}),
+    # NULL as the value union's null branch. Never left out: `pkIndexes` names the key's columns
+    # by their places, which would then be other columns'.
+    null_column=lambda message, column, remove: _null_value(message, column, False),
     container_mutations=(*CONTAINER_MUTATIONS, "invalid_utf8_container"),
 )
