@@ -566,8 +566,8 @@ def _with_added(rules: FormatRules, message: Message, column: str, value: Any) -
 
 
 def leading_whitespace(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
-    """A valid line after spaces and tabs (a batch's `[` too), maybe followed by some: the
-    outcome of the line itself, message by message."""
+    """A valid line after spaces and tabs (a batch's `[` too), maybe followed by some, its
+    messages spaced out: the outcome of the line itself, message by message."""
     lines = sorted({s.line for s in sources if all(rules.mutable(m) for m in messages_of(s.line))})
     blanks = st.text(alphabet=" \t", min_size=1, max_size=4)
 
@@ -575,11 +575,12 @@ def leading_whitespace(rules: FormatRules, sources: list[Source]) -> st.SearchSt
     def strategy(draw: st.DrawFn) -> Mutant:
         line = draw(st.sampled_from(lines))
         messages = messages_of(line)
-        if line.startswith("["):
-            # A batch's messages are its elements' text, which blanks before the `[` leave as the
-            # valid line's, and the build tells changes by their text (cdc_change_identity):
-            # blanks inside the elements too keep them apart from the valid line's.
-            line = "[" + ",".join(json.dumps(m, ensure_ascii=False, separators=(", ", ": ")) for m in messages) + "]"
+        # The build tells changes by their message's text (cdc_change_identity), and a batch's
+        # messages are its elements' text, which blanks before the `[` leave as the valid line's
+        # (as they would leave a message whose line the staging trims): blanks inside the
+        # messages too keep them apart from the valid line's.
+        spaced = [json.dumps(m, ensure_ascii=False, separators=(", ", ": ")) for m in messages]
+        line = "[" + ",".join(spaced) + "]" if line.startswith("[") else spaced[0]
         text = draw(blanks) + line + draw(st.one_of(st.just(""), blanks))
         expected = {index: frozenset({(rules.kind(m), None)}) for index, m in enumerate(messages)}
         return Mutant("leading_whitespace", text.encode(), expected)
