@@ -1,8 +1,8 @@
 """What the hostile-input test needs to know of a format's messages: `FormatRules`, which each
-encoder declares as `RULES` (where its operation code, names and images are, which fields the
-staging reads and their JSON types, what a missing field makes of a message, whether a line may
-be a batch), and the pieces several formats' rules share. The mutation strategies that use them
-are the test's own (tests/support/hostile_inputs.py).
+encoder declares as `RULES` (where its operation code, names, images and event time are, which
+fields the staging reads and their JSON types, what a missing field makes of a message, whether
+a line may be a batch, how it spells NULL), and the pieces several formats' rules share. The
+mutation strategies that use them are the test's own (tests/support/hostile_inputs.py).
 
 Expected outcomes are {message_index: {(disposition, reason), ...}}: message_index None is a line
 that gives no message (a blank line, a batch that is not JSON).

@@ -389,6 +389,8 @@ RULES = FormatRules(
     add_column=_debezium_add_column,
     blank_line={0: frozenset({("skipped", "tombstone")})},
     batches=False,
+    # extreme_number too: with a Connect schema a column's value is read by its field's type, but
+    # an added column has no field there, so its JSON text is kept as without a schema.
     mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
     root=_debezium_root,
     event_time=EventTime(("source", "ts_ms"), lambda epoch_ms: epoch_ms),
