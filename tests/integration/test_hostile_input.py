@@ -5,9 +5,12 @@ interleaved with a few hundred hostile lines drawn by hypothesis from mutations 
 messages (tests/support/hostile_inputs.py: truncated lines, every field with a wrong JSON type,
 missing fields, unknown operation codes, blank lines, non-objects, batches mixing good and bad
 messages, thousands of columns, megabyte values, deep nesting, invalid UTF-8, NaN/Infinity,
-duplicate keys, names made of quotes and SQL; for the Avro formats, lines in Avro's JSON
-encoding with unknown union branches too, and binary container files whose last record is
-damaged: a union index out of range or a block cut short). The draw is seeded (SEED), so a
+duplicate keys, names made of quotes and SQL, numbers no double holds, lone surrogate escapes,
+empty column names, blanks before a line, event times before 1990 or after 2200, NULL key
+values, names too long for a partition folder, values over 20 MB; for the Avro formats, lines in
+Avro's JSON encoding with unknown union branches too, and binary container files whose last
+record is damaged (a union index out of range or a block cut short), whose blocks are snappy or
+deflate, or (OMS) with a record of bytes that are not UTF-8). The draw is seeded (SEED), so a
 failure reproduces. ONE `dbt build` (with its data tests) reads them all; then, line by line: every
 line has exactly one outcome per message, hostile lines get the outcome their mutation implies
 (a rejection with its specific reason, or use with their values and names verbatim), and the
@@ -42,7 +45,6 @@ from support.compared_facts import expected_row_change, expected_schema_change, 
 from support.dbt_harness import ANSI_MODE, BUILD_WITHOUT_UNIT_TESTS, MARTS, REPO, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 from support.hostile_inputs import (
-    CONTAINER_MUTATIONS,
     FORMAT_RULES,
     SQL_AND_QUOTES,
     Mutant,
@@ -80,12 +82,14 @@ class Landing:
     row_changes: dict[int, list[dict[str, Any]]]  # statement seq -> expected row changes
     schema_changes: dict[int, list[dict[str, Any]]]
     dbt_vars: dict[str, Any]
+    container_files: dict[tuple[str, str], str]  # (format, file name) -> its container class
 
 
 def write_landing(root: Path) -> Landing:
     statements = list(logical_stream(SEED, STATEMENTS))
     keys = {f"{s.table.database}.{s.table.name}": list(s.table.key) for s in statements if s.table}
     lines: dict[tuple[str, str, int], Line] = {}
+    container_files: dict[tuple[str, str], str] = {}
     for number, name in enumerate(FORMAT_NAMES):
         rules = FORMAT_RULES[name]
         valid: list[tuple[int, str]] = []
@@ -109,11 +113,12 @@ def write_landing(root: Path) -> Landing:
         for part, container in enumerate(containers):
             file = f"part-{part}.avro"
             (folder / file).write_bytes(container.data)
-            for index, seq in enumerate(container.seqs, start=1):
-                lines[(name, file, index)] = Line(name, file, index, b"", seq)
-            damaged = len(container.seqs) + 1
-            mutant = Mutant(container.mutation, b"", container.expected)
-            lines[(name, file, damaged)] = Line(name, file, damaged, b"", None, mutant)
+            container_files[(name, file)] = container.mutation
+            for index, record in enumerate(container.records, start=1):
+                if isinstance(record, Mutant):
+                    lines[(name, file, index)] = Line(name, file, index, b"", None, record)
+                else:
+                    lines[(name, file, index)] = Line(name, file, index, b"", record)
         for part in range(FILES_PER_FORMAT):
             file = f"part-{part}.jsonl"
             chunk = entries[part::FILES_PER_FORMAT]
@@ -128,6 +133,7 @@ def write_landing(root: Path) -> Landing:
         # Every line is judged on its own: a mutant that keeps its original's change (a new `ts`)
         # would be its redelivery under the formats' default identity rules.
         {"cdc_primary_keys": keys, "cdc_change_identity": dict.fromkeys(FORMAT_NAMES, "text")},
+        container_files,
     )
 
 
@@ -246,9 +252,13 @@ def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile:
 
 def test_landing_holds_every_mutation_class_of_every_format(landing: Landing) -> None:
     classes = Counter((line.source_format, line.mutant.mutation) for line in landing.lines.values() if line.mutant)
+    # Container files by class: compressed ones hold valid records only.
+    containers = {(name, mutation) for (name, _), mutation in landing.container_files.items()}
     for name, rules in FORMAT_RULES.items():
-        for mutation in (*rules.mutations, "wrong_type", *(CONTAINER_MUTATIONS if rules.avro_schema else ())):
+        for mutation in (*rules.mutations, "wrong_type"):
             assert classes[(name, mutation)] >= 1, (name, mutation)
+        for mutation in rules.container_mutations:
+            assert (name, mutation) in containers, (name, mutation)
     assert sum(classes.values()) >= 400
 
 
@@ -352,8 +362,9 @@ def _matches(want: Any, got: Any) -> bool:
 
 
 def test_used_hostile_lines_keep_names_and_values_verbatim(landing: Landing, outcomes: dict, results: dict) -> None:
-    """Names of quotes, backticks and SQL, thousands of columns, megabyte values, deep nesting
-    and invalid UTF-8 (read as U+FFFD) reach the facts exactly."""
+    """Names of quotes, backticks and SQL, thousands of columns, megabyte values, deep nesting,
+    invalid UTF-8 (read as U+FFFD), numbers as their text and surrogate pairs as their character
+    reach the facts exactly; a row change with a NULL key value has no key."""
     row_facts = _facts_by_message(results["fct_row_changes"])
     schema_facts = _facts_by_message(results["fct_schema_changes"])
     checked = Counter()
@@ -378,7 +389,15 @@ def test_used_hostile_lines_keep_names_and_values_verbatim(landing: Landing, out
                         problems.append(f"{mutant.mutation} {key}: image[{column!r}] {str(image.get(column))[:80]!r}")
             checked[mutant.mutation] += 1
     assert problems == [], "\n".join(problems[:20])
-    for mutation in ("hostile_names", "wide_image", "huge_value", "deep_nesting", "invalid_utf8"):
+    for mutation in (
+        "hostile_names",
+        "wide_image",
+        "huge_value",
+        "deep_nesting",
+        "invalid_utf8",
+        "extreme_number",
+        "null_key_value",
+    ):
         assert checked[mutation] >= len(FORMAT_NAMES), (mutation, checked)
 
 

@@ -11,12 +11,16 @@ format the project's registry names.
 The Avro formats (dts_avro, oms_avro) land their records as lines in Avro's JSON encoding and as
 binary container files. Their lines take the JSON classes that apply to a record (truncated,
 blank_line, not_an_object, wrong_type of each field as a whole, missing_field, unknown_operation,
-hostile_names, wide_image, huge_value, invalid_utf8 inside a string, duplicate_key) and
-`unknown_branch`: a union of the record or of a column value under a branch name the schema
-does not have. Their container files (`container_mutants`) hold valid records, one
-per block, then one damaged record: a union index out of range (`unknown_branch_index`) or its
-block cut short (`damaged_container`); the records before it are used, the damage is one
-`invalid_avro_container` row.
+hostile_names, wide_image, huge_value, invalid_utf8 inside a string, duplicate_key,
+lone_surrogate, empty_column_name, leading_whitespace, implausible_time, null_key_value,
+long_names) and `unknown_branch`: a union of the record or of a column value under a branch
+name the schema does not have. Their container files (`container_mutants`, the classes
+`FormatRules.container_mutations` names) hold records one per block: valid records, then one
+damaged record, a union index out of range (`unknown_branch_index`) or its block cut short
+(`damaged_container`), where the records before it are used and the damage is one
+`invalid_avro_container` row; valid records in snappy or deflate blocks (`snappy_container`,
+`deflate_container`), all used; or (OMS) a record whose string holds bytes that are not UTF-8,
+then valid records (`invalid_utf8_container`), all used, the bad bytes read as U+FFFD.
 
 Expected outcomes are {message_index: {(disposition, reason), ...}}: message_index None is a line
 that gives no message (a blank line, a batch that is not JSON).
@@ -28,8 +32,10 @@ import copy
 import io
 import json
 import re
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import fastavro
@@ -51,13 +57,12 @@ from cdc_tools.generator.mutation_rules import (
     rejected,
     used,
 )
+from cdc_tools.generator.stream import CUSTOMERS, IMPORT_BATCH, NOTES, ORDERS
 from cdc_tools.registry import project_formats
 from support.dbt_harness import REPO
 
 # The rules of every format the project reads, in its registry's order.
 FORMAT_RULES: dict[str, FormatRules] = {name: FORMATS[name].rules for name in project_formats(REPO)}
-# Binary container files: records, one per block, then one damaged record (`container_mutants`).
-CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
 JSON_TYPES = ("string", "integer", "number", "boolean", "object", "array")
 SQL_AND_QUOTES = [
     "x'; drop table cdc.fct_row_changes; --",
@@ -72,6 +77,28 @@ SQL_AND_QUOTES = [
 NAME_ALPHABET = "'\"`;\\-/*() =%$.{}\n\tabcXYZ_0é☕"
 INVALID_UTF8 = [b"\xff", b"\xfe\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf"]
 NON_NUMERIC = ["NaN", "Infinity", "-Infinity"]
+# Numbers a double does not hold as written: beyond its range, below its smallest, a negative
+# zero, an exponent, a trailing zero; and integers of more digits than a decimal(38) has.
+EXTREME_NUMBERS = st.one_of(
+    st.sampled_from(["1e400", "-1e400", "1e-400", "-0", "-0.0", "1E+5", "0.10"]),
+    st.integers(10**38, 10**39 - 1).map(str),
+    st.integers(10**44, 10**45 - 1).map(lambda n: f"-{n}"),
+)
+# \u escapes of half a UTF-16 surrogate pair (a high one alone, before a letter or another
+# escape, a low one alone, a pair in the wrong order): no character. SURROGATE_PAIR is a whole one, and its character.
+LONE_SURROGATES = ["\\ud800", "\\udbffx", "\\udc00", "\\ude00\\ud83d", "\\ud800\\u0041"]
+SURROGATE_PAIR = ("\\ud83d\\ude00", "😀")
+# More characters than the staging keeps in one value.
+VALUE_LIMIT = 20_000_000
+# The keys of the generator's tables: the hostile build configures them (var cdc_primary_keys, every
+# statement's table's key), which overrides the keys a message names.
+TABLE_KEYS = {(t.database, t.name): t.key for t in (CUSTOMERS, ORDERS, NOTES, IMPORT_BATCH)}
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# The event times the staging takes: [1990-01-01, 2200-01-01) UTC.
+PLAUSIBLE_TIMES = (datetime(1990, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC))
+# What Hive escapes in a partition folder's value (as %XX), and the longest file name.
+PARTITION_ESCAPED = frozenset({*map(chr, range(0x01, 0x20)), *"\"#%'*/:=?\\\x7f{[]^"})
+MAX_FOLDER_BYTES = 255
 
 
 @dataclass(frozen=True)
@@ -117,6 +144,36 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
+def partition_folder(column: str, name: str) -> str:
+    """The folder of a partition of `column` (database_name, table_name) holding `name`, as Spark
+    names it: `<column>=<name>` with each character of PARTITION_ESCAPED as %XX (3 bytes). A
+    name whose folder is over MAX_FOLDER_BYTES bytes of UTF-8 is rejected (name_too_long)."""
+    return column + "=" + "".join(f"%{ord(c):02X}" if c in PARTITION_ESCAPED else c for c in name)
+
+
+def folder_too_long(column: str, name: str) -> bool:
+    return len(partition_folder(column, name).encode()) > MAX_FOLDER_BYTES
+
+
+def read_time(value: Any) -> datetime:
+    """An event time as the staging reads it: an epoch number's unit by its magnitude (below 1e11
+    seconds, then ms, µs, ns), a text as an ISO-8601 time (UTC unless it says otherwise), a union
+    (Avro's JSON encoding) as its branch's value."""
+    if isinstance(value, dict):
+        ((_, value),) = value.items()
+    if isinstance(value, str):
+        moment = datetime.fromisoformat(value)
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    for limit, per_second in ((10**11, 1), (10**14, 10**3), (10**17, 10**6), (None, 10**9)):
+        if limit is None or value < limit:
+            return EPOCH + timedelta(microseconds=value * 10**6 // per_second)
+    raise AssertionError(value)
+
+
+def is_plausible(moment: datetime) -> bool:
+    return PLAUSIBLE_TIMES[0] <= moment < PLAUSIBLE_TIMES[1]
+
+
 # -------------------------------------------------------------------------------- mutations
 
 
@@ -137,6 +194,37 @@ def _line_of(rules: FormatRules, message: Message) -> bytes:
 
 def _mutant(rules: FormatRules, name: str, message: Message, expected: Expected, **checks: Any) -> Mutant:
     return Mutant(name, _line_of(rules, message), expected, **checks)
+
+
+def _row_changes(rules: FormatRules, sources: list[Source]) -> list[Source]:
+    return [s for s in sources if rules.kind(s.message) == "row_change"]
+
+
+def names_of(rules: FormatRules, message: Message) -> tuple[str | None, str | None]:
+    """A message's database and table (None where it has none)."""
+    root = rules.root(message)
+    if rules.object_name:
+        database, _, table = (get(root, rules.object_name) or "").partition(".")
+        return database, table or None
+    return get(root, rules.database), get(root, rules.table) or None
+
+
+def _rename(rules: FormatRules, message: Message, database: str, table: str) -> dict[str, Any]:
+    """`message` moved to `database` and `table` (a database-level DDL keeps its empty table):
+    the names its facts must have."""
+    root = rules.root(message)
+    facts: dict[str, Any] = {"database_name": database}
+    if rules.object_name:
+        has_table = "." in get(root, rules.object_name)
+        put(root, rules.object_name, f"{database}.{table}" if has_table else database)
+        if has_table:
+            facts["table_name"] = table
+    else:
+        put(root, rules.database, database)
+        if get(root, rules.table):
+            put(root, rules.table, table)
+            facts["table_name"] = table
+    return facts
 
 
 def truncated(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
@@ -383,21 +471,10 @@ def hostile_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrateg
     def strategy(draw: st.DrawFn) -> Mutant:
         source = draw(st.sampled_from(sources))
         message = copy.deepcopy(source.message)
-        root = rules.root(message)
         # In "<database>.<table>" (`object_name`) a database's name cannot hold a ".".
         databases = names.filter(lambda n: "." not in n) if rules.object_name else names
         database, table, column = draw(databases), draw(names), draw(names)
-        facts: dict[str, Any] = {"database_name": database}
-        if rules.object_name:
-            has_table = "." in get(root, rules.object_name)
-            put(root, rules.object_name, f"{database}.{table}" if has_table else database)
-            if has_table:
-                facts["table_name"] = table
-        else:
-            put(root, rules.database, database)
-            if get(root, rules.table):  # a database-level DDL keeps its empty table
-                put(root, rules.table, table)
-                facts["table_name"] = table
+        facts = _rename(rules, message, database, table)
         image: dict[str, Any] = {}
         if rules.kind(message) == "row_change":
             rules.add_column(message, column, "v")
@@ -429,6 +506,173 @@ def unknown_branch(rules: FormatRules, sources: list[Source]) -> st.SearchStrate
     return strategy()
 
 
+def extreme_number(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A row value that is a JSON number no double or decimal holds as written: used, as its text."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        token = draw(EXTREME_NUMBERS)
+        message = copy.deepcopy(draw(st.sampled_from(_row_changes(rules, sources))).message)
+        rules.add_column(message, "number", "@@NUM@@")
+        line = _line_of(rules, message).replace(b'"@@NUM@@"', token.encode())
+        return Mutant("extreme_number", line, used("row_change"), image={"number": token})
+
+    return strategy()
+
+
+def lone_surrogate(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A string value holding a \\u escape of half a surrogate pair (no character: rejected), or
+    of a whole pair (its character). The escape replaces a placeholder in the serialized line:
+    the serializer would escape its backslash."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from(_row_changes(rules, sources)))
+        message = copy.deepcopy(source.message)
+        if draw(st.integers(0, 2)) > 0:
+            rules.add_column(message, "text", draw(st.sampled_from(["a@@ESC@@b", "a@@ESC@@"])))
+            escape = draw(st.sampled_from(LONE_SURROGATES))
+            line = _line_of(rules, message).replace(b"@@ESC@@", escape.encode())
+            return Mutant("lone_surrogate", line, rejected("invalid_unicode_escape"))
+        escape, character = SURROGATE_PAIR
+        checks: dict[str, Any]
+        if rules.invalid_utf8 is None:
+            rules.add_column(message, "text", "a@@ESC@@b")
+            checks = {"image": {"text": f"a{character}b"}}
+        else:  # its string values are bytes (one character a byte): the pair names the table
+            database, _ = names_of(rules, message)
+            assert database is not None
+            checks = {"facts": {"table_name": f"t{character}"}}
+            _rename(rules, message, database, "t@@ESC@@")
+        line = _line_of(rules, message).replace(b"@@ESC@@", escape.encode())
+        return Mutant("lone_surrogate", line, used("row_change"), **checks)
+
+    return strategy()
+
+
+def empty_column_name(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A column named "" in the row images."""
+    return st.sampled_from(_row_changes(rules, sources)).map(
+        lambda source: _mutant(
+            rules, "empty_column_name", _with_added(rules, source.message, "", "x"), rejected("empty_column_name")
+        )
+    )
+
+
+def _with_added(rules: FormatRules, message: Message, column: str, value: Any) -> Message:
+    copied = copy.deepcopy(message)
+    rules.add_column(copied, column, value)
+    return copied
+
+
+def leading_whitespace(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A valid line after spaces and tabs (a batch's `[` too), maybe followed by some, its
+    messages spaced out: the outcome of the line itself, message by message."""
+    lines = sorted({s.line for s in sources if all(rules.mutable(m) for m in messages_of(s.line))})
+    blanks = st.text(alphabet=" \t", min_size=1, max_size=4)
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        line = draw(st.sampled_from(lines))
+        messages = messages_of(line)
+        # The build tells changes by their message's text (cdc_change_identity), and a batch's
+        # messages are its elements' text, which blanks before the `[` leave as the valid line's
+        # (as they would leave a message whose line the staging trims): blanks inside the
+        # messages too keep them apart from the valid line's.
+        spaced = [json.dumps(m, ensure_ascii=False, separators=(", ", ": ")) for m in messages]
+        line = "[" + ",".join(spaced) + "]" if line.startswith("[") else spaced[0]
+        text = draw(blanks) + line + draw(st.one_of(st.just(""), blanks))
+        expected = {index: frozenset({(rules.kind(m), None)}) for index, m in enumerate(messages)}
+        return Mutant("leading_whitespace", text.encode(), expected)
+
+    return strategy()
+
+
+def implausible_time(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """An event time before 1990 or from 2200 on, as the format spells it (an epoch in its unit,
+    a text): rejected. A message whose time is unknown (none, 0) is not drawn: it stays so."""
+    event_time = rules.event_time
+    assert event_time is not None
+    timed = [
+        s
+        for s in sources
+        if event_time.read_here(s.message) and get(rules.root(s.message), event_time.path) not in (None, 0, "")
+    ]
+    moments = st.one_of(
+        st.datetimes(datetime(1970, 1, 1, 0, 0, 1), datetime(1989, 12, 31, 23, 59, 59, 999999)),
+        st.datetimes(datetime(2200, 1, 1), datetime(9999, 12, 31, 23, 59, 59, 999999)),
+    )
+    # An epoch's unit is read by its magnitude: milliseconds of early 1970 read as seconds of
+    # 1990 to 2200 are a plausible time, not this class.
+    values = moments.map(
+        lambda moment: event_time.spell((moment.replace(tzinfo=UTC) - EPOCH) // timedelta(milliseconds=1))
+    ).filter(lambda value: not is_plausible(read_time(value)))
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(timed)).message)
+        put(rules.root(message), event_time.path, draw(values))
+        return _mutant(rules, "implausible_time", message, rejected("implausible_timestamp"))
+
+    return strategy()
+
+
+def null_key_value(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A row change whose first key column is NULL in every row image, or missing from them:
+    used, with no key (so that it is merged with no other row)."""
+    null_column = rules.null_column
+    assert null_column is not None
+    keyed = [s for s in _row_changes(rules, sources) if names_of(rules, s.message) in TABLE_KEYS]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(keyed)).message)
+        key = TABLE_KEYS[names_of(rules, message)][0]
+        null_column(message, key, draw(st.booleans()))
+        return _mutant(
+            rules, "null_key_value", message, used("row_change"), facts={"primary_key": None}, image={key: None}
+        )
+
+    return strategy()
+
+
+def value_too_large(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A string value of more than VALUE_LIMIT characters (tens of megabytes: one example)."""
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        size = draw(st.integers(VALUE_LIMIT + 1, VALUE_LIMIT + 1000))
+        message = draw(st.sampled_from(_row_changes(rules, sources))).message
+        value = draw(st.sampled_from("xy")) * size
+        return _mutant(
+            rules, "value_too_large", _with_added(rules, message, "large", value), rejected("value_too_large")
+        )
+
+    return strategy()
+
+
+def long_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """Database and table names of up to 300 characters: used as hostile names are while their
+    partition folders (`partition_folder`) fit a file name, else rejected (name_too_long)."""
+    alphabets = st.sampled_from(["abcxyz_09", "ab%/:é☕ #", "☕"])
+
+    @st.composite
+    def names(draw: st.DrawFn) -> str:
+        size = draw(st.integers(1, 300))
+        name = draw(st.text(alphabet=draw(alphabets), min_size=size, max_size=size))
+        return name if name.strip() else "x" + name[1:]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(sources)).message)
+        facts = _rename(rules, message, draw(names()), draw(names()))
+        if any(folder_too_long(column, name) for column, name in facts.items()):
+            return _mutant(rules, "long_names", message, rejected("name_too_long"))
+        return _mutant(rules, "long_names", message, used(rules.kind(message)), facts=facts)
+
+    return strategy()
+
+
 # Classes drawn from (rules, sources). `plan` draws the other two itself: wrong_type once per field
 # the format reads, mixed_batch from spare statements landed nowhere else.
 MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
@@ -445,9 +689,26 @@ MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
     "duplicate_key": duplicate_key,
     "hostile_names": hostile_names,
     "unknown_branch": unknown_branch,
+    "extreme_number": extreme_number,
+    "lone_surrogate": lone_surrogate,
+    "empty_column_name": empty_column_name,
+    "leading_whitespace": leading_whitespace,
+    "implausible_time": implausible_time,
+    "null_key_value": null_key_value,
+    "value_too_large": value_too_large,
+    "long_names": long_names,
 }
 # How many examples of each class a landing gets: the costly ones (megabytes) few.
-EXAMPLES = {"wide_image": 2, "huge_value": 2, "deep_nesting": 8, "blank_line": 6}
+EXAMPLES = {
+    "wide_image": 2,
+    "huge_value": 2,
+    "deep_nesting": 8,
+    "blank_line": 6,
+    "value_too_large": 1,
+    "empty_column_name": 3,
+    "leading_whitespace": 6,
+    "null_key_value": 6,
+}
 DEFAULT_EXAMPLES = 12
 
 
@@ -456,19 +717,28 @@ DEFAULT_EXAMPLES = 12
 
 @dataclass(frozen=True)
 class Container:
-    """A binary container file: valid records, one per block, then one damaged record (its block
-    cut short or a union index out of range) that the staging gives as `invalid_avro_container`."""
+    """A binary container file and its records in order: a valid statement's record (its seq) or
+    a hostile one (a Mutant with no line: its outcome and checks). A damaged record (its block cut
+    short or a union index out of range) is the file's last: reading stops there, and it is one
+    `invalid_avro_container` row."""
 
     mutation: str
     data: bytes
-    seqs: tuple[int, ...]  # the statement of each valid record, in order
+    records: tuple[int | Mutant, ...]
 
-    expected = rejected("invalid_avro_container")
+    @property
+    def seqs(self) -> tuple[int, ...]:
+        """The statement of each valid record, in order."""
+        return tuple(record for record in self.records if isinstance(record, int))
 
 
 def _varint(number: int) -> bytes:
     """Avro's zig-zag varint of a long."""
-    value, out = (number << 1) ^ (number >> 63), b""
+    return _unsigned_varint((number << 1) ^ (number >> 63))
+
+
+def _unsigned_varint(value: int) -> bytes:
+    out = b""
     while value >= 0x80:
         out, value = out + bytes([value & 0x7F | 0x80]), value >> 7
     return out + bytes([value])
@@ -493,6 +763,47 @@ def container_of(schema: dict[str, Any], lines: list[str]) -> tuple[bytes, int]:
     return out.getvalue(), len(out.getvalue()) - 16 - size  # a block ends with its 16-byte sync marker
 
 
+def snappy_literals(data: bytes) -> bytes:
+    """`data` in Snappy's raw format as literals only: valid Snappy, which any decoder reads,
+    written without a Snappy library (the format: its length as a varint, then elements; a
+    literal's tag byte holds its length - 1 in its upper six bits, or 60 + the count of length
+    bytes that follow, little-endian)."""
+    out = _unsigned_varint(len(data))
+    for start in range(0, len(data), 1 << 16):
+        chunk = data[start : start + (1 << 16)]
+        size = len(chunk) - 1
+        if size < 60:
+            out += bytes([size << 2])
+        else:
+            count = 1 if size < 256 else 2
+            out += bytes([(59 + count) << 2]) + size.to_bytes(count, "little")
+        out += chunk
+    return out
+
+
+# Each codec's block: the compressed records (Avro's snappy adds the CRC-32 of the uncompressed
+# ones, big-endian; its deflate is raw, without zlib's header).
+CODECS: dict[str, Callable[[bytes], bytes]] = {
+    "null": lambda data: data,
+    "snappy": lambda data: snappy_literals(data) + zlib.crc32(data).to_bytes(4, "big"),
+    "deflate": lambda data: (lambda c: c.compress(data) + c.flush())(zlib.compressobj(9, zlib.DEFLATED, -15)),
+}
+# Container classes whose records are all valid, in blocks of a codec.
+COMPRESSED = {"snappy_container": "snappy", "deflate_container": "deflate"}
+SYNC_MARKER = b"hostile-sync-16B"
+
+
+def container_file(schema: dict[str, Any], lines: list[str], codec: str) -> bytes:
+    """A container file of JSON-encoded records, one block each, compressed by `codec`."""
+    datums = JsonDatums(schema)
+    metadata = {"avro.schema": json.dumps(schema).encode(), "avro.codec": codec.encode()}
+    out = b"Obj\x01" + _binary({"type": "map", "values": "bytes"}, metadata) + SYNC_MARKER
+    for line in lines:
+        block = CODECS[codec](_binary(schema, datums(json.loads(line))))
+        out += _varint(1) + _varint(len(block)) + block + SYNC_MARKER
+    return out
+
+
 def damaged_container(
     rules: FormatRules, sources: list[Source], valid: list[Source], mutation: str
 ) -> st.SearchStrategy[Container]:
@@ -513,20 +824,62 @@ def damaged_container(
             at = start + len(_binary({**schema, "fields": schema["fields"][:number]}, datum))
             index = draw(st.integers(len(field["type"]), 63))
             data = data[:at] + _varint(index) + data[at + 1 :]
-        return Container(mutation, data, tuple(s.seq for s in valid))
+        damage = Mutant(mutation, b"", rejected("invalid_avro_container"))
+        return Container(mutation, data, (*(s.seq for s in valid), damage))
 
     return strategy()
+
+
+def invalid_utf8_container(
+    rules: FormatRules, sources: list[Source], valid: list[Source]
+) -> st.SearchStrategy[Container]:
+    """A copy of a row change of `sources` with a string column whose bytes are not UTF-8 (the
+    string's encoded bytes patched in place, its length kept), then `valid` records: every
+    record is read, the bad bytes as U+FFFD."""
+    schema = rules.avro_schema
+    assert schema is not None
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Container:
+        bad = draw(st.sampled_from(INVALID_UTF8))
+        message = copy.deepcopy(draw(st.sampled_from(_row_changes(rules, sources))).message)
+        column, marker = f"raw_{bad.hex()}", "~" * len(bad)
+        rules.add_column(message, column, f"@@{marker}@@")
+        # Uncompressed blocks, so that the string's bytes are there to patch.
+        data = container_file(schema, [dumps(message)] + [s.line for s in valid], "null")
+        placeholder = f"@@{marker}@@".encode()
+        assert placeholder in data
+        data = data.replace(placeholder, b"@@" + bad + b"@@")
+        hostile = Mutant("invalid_utf8_container", b"", used("row_change"), image={column: re.compile("@@\ufffd+@@")})
+        return Container("invalid_utf8_container", data, (hostile, *(s.seq for s in valid)))
+
+    return strategy()
+
+
+def compressed(rules: FormatRules, valid: list[Source], codec: str) -> Container:
+    """`valid` records in blocks compressed by `codec` (snappy_container, deflate_container)."""
+    assert rules.avro_schema is not None
+    data = container_file(rules.avro_schema, [s.line for s in valid], codec)
+    return Container(f"{codec}_container", data, tuple(s.seq for s in valid))
 
 
 def container_mutants(
     rules: FormatRules, sources: list[Source], statements: list[list[Source]], seed: int
 ) -> list[Container]:
-    """One damaged container file per statement group of `statements` (each statement's records
-    kept together), the container classes taken in turn."""
-    return [
-        draw_examples(damaged_container(rules, sources, group, CONTAINER_MUTATIONS[number % 2]), 1, seed + number)[0]
-        for number, group in enumerate(statements)
-    ]
+    """One container file per statement group of `statements` (each statement's records kept
+    together), the format's container classes taken in turn."""
+    containers = []
+    for number, group in enumerate(statements):
+        mutation = rules.container_mutations[number % len(rules.container_mutations)]
+        if mutation in COMPRESSED:
+            containers.append(compressed(rules, group, COMPRESSED[mutation]))
+            continue
+        if mutation == "invalid_utf8_container":
+            strategy = invalid_utf8_container(rules, sources, group)
+        else:
+            strategy = damaged_container(rules, sources, group, mutation)
+        containers += draw_examples(strategy, 1, seed + number)
+    return containers
 
 
 def draw_examples(strategy: st.SearchStrategy[Any], count: int, seed: int) -> list[Any]:

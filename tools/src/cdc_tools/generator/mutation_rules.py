@@ -1,8 +1,8 @@
 """What the hostile-input test needs to know of a format's messages: `FormatRules`, which each
-encoder declares as `RULES` (where its operation code, names and images are, which fields the
-staging reads and their JSON types, what a missing field makes of a message, whether a line may
-be a batch), and the pieces several formats' rules share. The mutation strategies that use them
-are the test's own (tests/support/hostile_inputs.py).
+encoder declares as `RULES` (where its operation code, names, images and event time are, which
+fields the staging reads and their JSON types, what a missing field makes of a message, whether
+a line may be a batch, how it spells NULL), and the pieces several formats' rules share. The
+mutation strategies that use them are the test's own (tests/support/hostile_inputs.py).
 
 Expected outcomes are {message_index: {(disposition, reason), ...}}: message_index None is a line
 that gives no message (a blank line, a batch that is not JSON).
@@ -34,6 +34,17 @@ def rejected(reason: str, message_index: int | None = 0) -> Expected:
 
 
 @dataclass(frozen=True)
+class EventTime:
+    """Where the staging reads a message's event time (relative to `FormatRules.root`) and how
+    the format spells a time there: the encoder's own spelling of an epoch-ms time."""
+
+    path: Path
+    spell: Callable[[int], Any]
+    # False where the staging reads the time elsewhere (TiCDC's `_tidb.commitTs` wins over `es`).
+    read_here: Callable[[Message], bool] = lambda message: True
+
+
+@dataclass(frozen=True)
 class FormatRules:
     name: str
     operation: Path
@@ -55,6 +66,10 @@ class FormatRules:
     unions: Callable[[Message], list[tuple[Path, str]]] | None = None  # (union, its unknown-branch reason)
     invalid_utf8: Expected | None = None  # when a string with U+FFFD is not used as a value
     avro_schema: dict[str, Any] | None = None  # records also land as binary container files
+    event_time: EventTime | None = None  # where the message's event time is, if it has one
+    # A column NULL in every row image (as the format spells NULL), or (True) left out of them.
+    null_column: Callable[[Message, str, bool], None] | None = None
+    container_mutations: tuple[str, ...] = ()  # the classes of its binary container files
 
 
 def get(message: Message, path: Path) -> Any:
@@ -99,6 +114,13 @@ JSON_MUTATIONS = (
     "non_numeric_number",
     "duplicate_key",
     "hostile_names",
+    "extreme_number",
+    "lone_surrogate",
+    "empty_column_name",
+    "leading_whitespace",
+    "implausible_time",
+    "null_key_value",
+    "long_names",
 )
 
 
@@ -136,6 +158,23 @@ def add_to_images(*image_fields: str) -> Callable[[Message, str, Any], None]:
     return add
 
 
+def null_in_images(*image_fields: str, root: Callable[[Message], Message] = lambda m: m) -> Callable:
+    """A column made JSON null in (or removed from) every row image that holds it: images that
+    are objects, alone or in an array, under `image_fields` of the message's `root`."""
+
+    def null(message: Message, column: str, remove: bool) -> None:
+        for name in image_fields:
+            images = root(message).get(name)
+            for image in images if isinstance(images, list) else [images]:
+                if isinstance(image, dict) and column in image:
+                    if remove:
+                        del image[column]
+                    else:
+                        image[column] = None
+
+    return null
+
+
 AVRO_MUTATIONS = (
     "truncated",
     "wrong_type",
@@ -149,9 +188,16 @@ AVRO_MUTATIONS = (
     "duplicate_key",
     "hostile_names",
     "unknown_branch",
+    "lone_surrogate",
+    "empty_column_name",
+    "leading_whitespace",
+    "implausible_time",
+    "null_key_value",
+    "long_names",
 )
-# Binary container files: records, one per block, then one damaged record (`container_mutants`).
-CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container")
+# Binary container files (`container_mutants`): valid records, one per block, then one damaged
+# record; or every record valid, in compressed blocks.
+CONTAINER_MUTATIONS = ("unknown_branch_index", "damaged_container", "snappy_container", "deflate_container")
 
 
 def image_value_unions(images: tuple[str, ...], inner: Path, reason: str) -> Callable:
@@ -178,6 +224,28 @@ def add_to_avro_images(value_of: Callable[[Any], dict[str, Any]], type_number: i
                 message[name]["array"].append(value_of(value))
 
     return add
+
+
+def null_in_avro_images(null_value: Callable[[Any], Any]) -> Callable:
+    """A column made NULL in every row image (its item, by its place in `fields`, as `null_value`
+    makes it of the item), or removed from `fields` and the images."""
+
+    def null(message: Message, column: str, remove: bool) -> None:
+        names = [field["name"] for field in message["fields"]["array"]]
+        if column not in names:
+            return
+        at = names.index(column)
+        for name in ("beforeImages", "afterImages"):
+            if isinstance(message.get(name), dict):
+                items = message[name]["array"]
+                if remove:
+                    del items[at]
+                else:
+                    items[at] = null_value(items[at])
+        if remove:
+            del message["fields"]["array"][at]
+
+    return null
 
 
 def union_fields(schema: dict[str, Any]) -> tuple[str, ...]:

@@ -26,7 +26,15 @@ from typing import Any
 
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import SchemaChange, Statement, Table
-from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, rejected
+from cdc_tools.generator.mutation_rules import (
+    JSON_MUTATIONS,
+    EventTime,
+    FormatRules,
+    Message,
+    Path,
+    null_in_images,
+    rejected,
+)
 
 NAME = "aws_dms_json"
 CARRIES_DDL = True
@@ -192,4 +200,7 @@ RULES = FormatRules(
     blank_line=rejected("empty_line", None),
     batches=False,
     mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
+    # A control record has no commit time (its `timestamp` is when DMS read the DDL): left as it is.
+    event_time=EventTime(("metadata", "commit-timestamp"), _time),
+    null_column=null_in_images("data", "before-image"),
 )

@@ -29,9 +29,11 @@ from cdc_tools.generator.mutation_rules import (
     CANAL_DDL,
     CANAL_ROW,
     JSON_MUTATIONS,
+    EventTime,
     FormatRules,
     add_to_images,
     canal_missing,
+    null_in_images,
     rejected,
 )
 
@@ -200,7 +202,9 @@ RULES = FormatRules(
     add_column=add_to_images("data", "old"),
     blank_line=rejected("empty_line", None),
     batches=True,
-    mutations=JSON_MUTATIONS,
+    mutations=(*JSON_MUTATIONS, "value_too_large"),
     # A watermark is skipped before the checks a mutant of it would expect.
     mutable=lambda message: message.get("type") != TIDB_WATERMARK,
+    event_time=EventTime(("es",), lambda epoch_ms: epoch_ms, read_here=lambda message: "_tidb" not in message),
+    null_column=null_in_images("data", "old"),
 )

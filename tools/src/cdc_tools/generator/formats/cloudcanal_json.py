@@ -23,9 +23,11 @@ from cdc_tools.generator.mutation_rules import (
     CANAL_DDL,
     CANAL_ROW,
     JSON_MUTATIONS,
+    EventTime,
     FormatRules,
     add_to_images,
     canal_missing,
+    null_in_images,
     rejected,
 )
 
@@ -125,4 +127,6 @@ RULES = FormatRules(
     blank_line=rejected("empty_line", None),
     batches=True,
     mutations=JSON_MUTATIONS,
+    event_time=EventTime(("execTs",), lambda epoch_ms: epoch_ms),
+    null_column=null_in_images("data", "before"),
 )

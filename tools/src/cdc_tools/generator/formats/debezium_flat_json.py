@@ -23,7 +23,7 @@ from typing import Any
 from cdc_tools.generator.formats import debezium_json
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Statement
-from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path
+from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, EventTime, FormatRules, Message, Path
 
 NAME = "debezium_flat_json"
 CARRIES_DDL = False
@@ -98,6 +98,14 @@ def _flat_add_column(message: Message, column: str, value: Any) -> None:
     _flat_root(message)[column] = value
 
 
+def _flat_null_column(message: Message, column: str, remove: bool) -> None:
+    row = _flat_root(message)
+    if column in row and remove:
+        del row[column]
+    elif column in row:
+        row[column] = None
+
+
 RULES = FormatRules(
     name=NAME,
     operation=("__op",),
@@ -122,4 +130,6 @@ RULES = FormatRules(
     batches=False,
     mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
     root=_flat_root,
+    event_time=EventTime(("__source_ts_ms",), lambda epoch_ms: epoch_ms),
+    null_column=_flat_null_column,
 )

@@ -33,7 +33,15 @@ from typing import Any
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.formats._table_changes import CHANGE_TYPES
 from cdc_tools.generator.model import Column, Row, Statement, Table
-from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, get
+from cdc_tools.generator.mutation_rules import (
+    JSON_MUTATIONS,
+    EventTime,
+    FormatRules,
+    Message,
+    Path,
+    get,
+    null_in_images,
+)
 
 NAME = "debezium_json"
 CARRIES_DDL = True
@@ -381,6 +389,10 @@ RULES = FormatRules(
     add_column=_debezium_add_column,
     blank_line={0: frozenset({("skipped", "tombstone")})},
     batches=False,
+    # extreme_number too: with a Connect schema a column's value is read by its field's type, but
+    # an added column has no field there, so its JSON text is kept as without a schema.
     mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
     root=_debezium_root,
+    event_time=EventTime(("source", "ts_ms"), lambda epoch_ms: epoch_ms),
+    null_column=null_in_images("before", "after", root=_debezium_root),
 )

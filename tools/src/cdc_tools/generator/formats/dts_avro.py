@@ -27,12 +27,15 @@ from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Column, Row, Statement, Table, TypeKind
 from cdc_tools.generator.mutation_rules import (
     AVRO_MUTATIONS,
+    CONTAINER_MUTATIONS,
+    EventTime,
     FormatRules,
     Message,
     Path,
     add_to_avro_images,
     enum_symbols,
     image_value_unions,
+    null_in_avro_images,
     rejected,
     union_fields,
 )
@@ -101,12 +104,17 @@ def _image(table: Table, row: Row | None, null_as_empty_object: bool) -> dict[st
     return {"array": [value_json(row[c.name], c, null_as_empty_object) for c in table.columns]}
 
 
+def _seconds(epoch_ms: int) -> int:
+    """`sourceTimestamp`: epoch seconds."""
+    return epoch_ms // 1000
+
+
 def _record(statement: Statement, operation: str, object_name: str, **fields: Any) -> dict[str, Any]:
     position = f"{statement.position.offset}@{statement.position.file}"
     return {
         "version": 1,
         "id": statement.seq * 100_000 + fields.pop("row", 0),
-        "sourceTimestamp": statement.event_ms // 1000,
+        "sourceTimestamp": _seconds(statement.event_ms),
         "sourcePosition": position,
         "safeSourcePosition": position,
         "sourceTxid": str(statement.seq),
@@ -208,4 +216,8 @@ RULES = FormatRules(
     # U+FFFD is not a byte of a Character's bytes.
     invalid_utf8=rejected("invalid_value"),
     avro_schema=AVRO_SCHEMA,
+    event_time=EventTime(("sourceTimestamp",), _seconds),
+    # NULL as a null item (as on even statements).
+    null_column=null_in_avro_images(lambda item: None),
+    container_mutations=CONTAINER_MUTATIONS,
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Statement, Table
-from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, rejected
+from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, EventTime, FormatRules, Message, Path, rejected
 
 NAME = "kafka_river_json"
 CARRIES_DDL = False
@@ -87,6 +87,17 @@ def _kafka_river_add_column(message: Message, column: str, value: Any) -> None:
     message["columns"].append(entry)
 
 
+def _kafka_river_null_column(message: Message, column: str, remove: bool) -> None:
+    """GSON's NULL: no `v`, `null` true (and no old value: a key column is never updated)."""
+    if remove:
+        message["columns"] = [entry for entry in message["columns"] if entry.get("n") != column]
+        return
+    for entry in message["columns"]:
+        if entry.get("n") == column:
+            entry.pop("v", None)
+            entry["null"] = True
+
+
 RULES = FormatRules(
     name="kafka_river_json",
     operation=("event",),
@@ -110,4 +121,6 @@ RULES = FormatRules(
     batches=False,
     mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
     column_name_key="n",
+    event_time=EventTime(("time",), lambda epoch_ms: epoch_ms),
+    null_column=_kafka_river_null_column,
 )

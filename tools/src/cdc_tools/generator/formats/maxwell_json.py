@@ -19,7 +19,15 @@ from typing import Any
 
 from cdc_tools.generator.formats._json import dumps, json_object, json_value
 from cdc_tools.generator.model import Statement, Table
-from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, rejected
+from cdc_tools.generator.mutation_rules import (
+    JSON_MUTATIONS,
+    EventTime,
+    FormatRules,
+    Message,
+    Path,
+    null_in_images,
+    rejected,
+)
 
 NAME = "maxwell_json"
 CARRIES_DDL = True
@@ -35,6 +43,11 @@ DDL_TYPES = {
     "DROP": "table-drop",
     "QUERY": "database-create",
 }
+
+
+def _seconds(epoch_ms: int) -> int:
+    """A row's `ts`: epoch seconds."""
+    return epoch_ms // 1000
 
 
 def _row(table: Table, text: dict[str, str | None], columns: tuple[str, ...]) -> str:
@@ -63,7 +76,7 @@ def _ddl(statement: Statement) -> list[str]:
         assert change.table is not None
         message["def"] = _definition(change.table)
     message |= {
-        "ts": statement.event_ms // 1000 * 1000,
+        "ts": _seconds(statement.event_ms) * 1000,
         "sql": change.sql,
         "position": f"{statement.position.file}:{statement.position.offset}",
     }
@@ -83,7 +96,7 @@ def encode(statement: Statement) -> list[str]:
             ("database", dumps(table.database)),
             ("table", dumps(table.name)),
             ("type", dumps(ROW_TYPES[change.operation])),
-            ("ts", str(statement.event_ms // 1000)),
+            ("ts", str(_seconds(statement.event_ms))),
             ("xid", str(1000 + statement.seq)),
             ("commit", "true") if row == rows - 1 else ("xoffset", str(row)),
             ("position", dumps(f"{statement.position.file}:{statement.position.offset}")),
@@ -157,5 +170,8 @@ RULES = FormatRules(
     add_column=_maxwell_add_column,
     blank_line=rejected("empty_line", None),
     batches=False,
-    mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
+    mutations=(*(m for m in JSON_MUTATIONS if m != "mixed_batch"), "value_too_large"),
+    # In seconds, as a row's: the staging reads an epoch's unit by its magnitude.
+    event_time=EventTime(("ts",), _seconds),
+    null_column=null_in_images("data", "old"),
 )

@@ -25,7 +25,15 @@ from typing import Any
 
 from cdc_tools.generator.formats._json import dumps, json_object, json_value
 from cdc_tools.generator.model import Statement, Table
-from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, FormatRules, Message, Path, rejected
+from cdc_tools.generator.mutation_rules import (
+    JSON_MUTATIONS,
+    EventTime,
+    FormatRules,
+    Message,
+    Path,
+    null_in_images,
+    rejected,
+)
 
 NAME = "ogg_json"
 CARRIES_DDL = True
@@ -133,4 +141,6 @@ RULES = FormatRules(
     batches=False,
     mutations=tuple(m for m in JSON_MUTATIONS if m != "mixed_batch"),
     object_name=("table",),
+    event_time=EventTime(("op_ts",), _time),
+    null_column=null_in_images("before", "after"),
 )

@@ -30,6 +30,8 @@ from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Column, Statement, Table, Value
 from cdc_tools.generator.mutation_rules import (
     AVRO_MUTATIONS,
+    CONTAINER_MUTATIONS,
+    EventTime,
     FormatRules,
     Message,
     Path,
@@ -37,6 +39,7 @@ from cdc_tools.generator.mutation_rules import (
     enum_symbols,
     get,
     image_value_unions,
+    null_in_avro_images,
     rejected,
     union_fields,
 )
@@ -131,6 +134,11 @@ UNSET_FIELDS: dict[str, Any] = {
 }
 
 
+def _timestamp(epoch_ms: int) -> dict[str, int]:
+    """`timestamp`: epoch seconds, as its union's long branch."""
+    return {"long": epoch_ms // 1000}
+
+
 def _record(statement: Statement, record_id: int, operation: str, **fields: Any) -> dict[str, Any]:
     """A record with every field in schema order; `fields` are already union-wrapped."""
     return {
@@ -140,7 +148,7 @@ def _record(statement: Statement, record_id: int, operation: str, **fields: Any)
         "xid": {"string": f"tx-{statement.seq}"},
         "txind": None,
         "position": {"string": f"{statement.position.file}:{statement.position.offset}"},
-        "timestamp": {"long": statement.event_ms // 1000},
+        "timestamp": _timestamp(statement.event_ms),
         "source": {_named("Source"): {"sourceType": "OB_MYSQL", "version": "4.2.1"}},
         **UNSET_FIELDS,
         **fields,
@@ -273,6 +281,8 @@ def _oms_unions(message: Message) -> list[tuple[Path, str]]:
     return record + image_value_unions(("beforeImages", "afterImages"), ("value",), "unknown_value_branch")(message)
 
 
+_null_value = null_in_avro_images(lambda item: {**item, "value": None})
+
 RULES = FormatRules(
     name="oms_avro",
     operation=OMS_OPERATION,
@@ -304,4 +314,9 @@ RULES = FormatRules(
     column_name_key="name",
     unions=_oms_unions,
     avro_schema=AVRO_SCHEMA,
+    event_time=EventTime(("timestamp",), _timestamp),
+    # NULL as the value union's null branch. Never left out: `pkIndexes` names the key's columns
+    # by their places, which would then be other columns'.
+    null_column=lambda message, column, remove: _null_value(message, column, False),
+    container_mutations=(*CONTAINER_MUTATIONS, "invalid_utf8_container"),
 )
