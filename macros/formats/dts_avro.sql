@@ -255,11 +255,11 @@
 
 
 {#- Why the record's images cannot be read: fields unnamed or named twice, an image without one
-    value per field, else the first value's reason. An absent or empty image is the shared
-    ladder's to judge (missing_row_image). -#}
+    value per field, else the first value's reason. An absent or empty image, or an empty name,
+    is the shared ladder's to judge (missing_row_image, empty_column_name). -#}
 {% macro dts_avro_image_rejection_reason(message, names, before_values, after_values) -%}
     case
-        when {{ array_size(names) }} = 0 or exists({{ names }}, field_name -> coalesce(field_name, '') = '')
+        when {{ array_size(names) }} = 0 or exists({{ names }}, field_name -> field_name is null)
             then 'missing_columns'
         when size(array_distinct({{ names }})) != size({{ names }}) then 'duplicate_column'
         else coalesce(

@@ -45,10 +45,11 @@
 
 {#- A map of column name (`n`) to `value`, an expression over one element of `columns` named
     `row_column`, for columns whose names are present and distinct (`invalid_row_image` rejects
-    other messages): NULL otherwise, as Spark fails on a NULL or repeated map key. -#}
+    other messages): NULL otherwise, as Spark fails on a NULL or repeated map key. An empty name
+    is the shared ladder's to judge (empty_column_name). -#}
 {% macro kafka_river_json_column_map(columns, value) -%}
     if(
-        forall({{ columns }}, row_column -> coalesce(row_column.n, '') != '')
+        forall({{ columns }}, row_column -> row_column.n is not null)
         and size(array_distinct(transform({{ columns }}, row_column -> row_column.n))) = size({{ columns }}),
         map_from_entries(transform({{ columns }}, row_column -> struct(row_column.n as key, {{ value }} as value))),
         null

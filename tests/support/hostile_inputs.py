@@ -566,8 +566,8 @@ def _with_added(rules: FormatRules, message: Message, column: str, value: Any) -
 
 
 def leading_whitespace(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
-    """A valid line after spaces and tabs (a batch's `[` too), maybe followed by some, its
-    messages spaced out: the outcome of the line itself, message by message."""
+    """A valid line after spaces and tabs (a batch's `[` too), maybe followed by some: the
+    outcome of the line itself, message by message."""
     lines = sorted({s.line for s in sources if all(rules.mutable(m) for m in messages_of(s.line))})
     blanks = st.text(alphabet=" \t", min_size=1, max_size=4)
 
@@ -575,12 +575,11 @@ def leading_whitespace(rules: FormatRules, sources: list[Source]) -> st.SearchSt
     def strategy(draw: st.DrawFn) -> Mutant:
         line = draw(st.sampled_from(lines))
         messages = messages_of(line)
-        # The build tells changes by their message's text (cdc_change_identity), and a batch's
-        # messages are its elements' text, which blanks before the `[` leave as the valid line's
-        # (as they would leave a message whose line the staging trims): blanks inside the
-        # messages too keep them apart from the valid line's.
-        spaced = [json.dumps(m, ensure_ascii=False, separators=(", ", ": ")) for m in messages]
-        line = "[" + ",".join(spaced) + "]" if line.startswith("[") else spaced[0]
+        if line.startswith("["):
+            # The build tells changes by their message's text (cdc_change_identity), and Spark
+            # gives a batch's elements their text anew, without the blanks: a field no format
+            # reads keeps them apart from the valid line's messages, which they would redeliver.
+            line = "[" + ",".join(dumps({**m, "padding": " \t"}) for m in messages) + "]"
         text = draw(blanks) + line + draw(st.one_of(st.just(""), blanks))
         expected = {index: frozenset({(rules.kind(m), None)}) for index, m in enumerate(messages)}
         return Mutant("leading_whitespace", text.encode(), expected)
@@ -831,11 +830,13 @@ def damaged_container(
 
 
 def invalid_utf8_container(
-    rules: FormatRules, sources: list[Source], valid: list[Source]
+    rules: FormatRules, sources: list[Source], valid: list[Source], number: int
 ) -> st.SearchStrategy[Container]:
     """A copy of a row change of `sources` with a string column whose bytes are not UTF-8 (the
     string's encoded bytes patched in place, its length kept), then `valid` records: every
-    record is read, the bad bytes as U+FFFD."""
+    record is read, the bad bytes as U+FFFD. The column is named by the bytes and the
+    container's `number`: two containers drawing one record and bytes would otherwise hold one
+    change twice (a redelivery)."""
     schema = rules.avro_schema
     assert schema is not None
 
@@ -843,7 +844,7 @@ def invalid_utf8_container(
     def strategy(draw: st.DrawFn) -> Container:
         bad = draw(st.sampled_from(INVALID_UTF8))
         message = copy.deepcopy(draw(st.sampled_from(_row_changes(rules, sources))).message)
-        column, marker = f"raw_{bad.hex()}", "~" * len(bad)
+        column, marker = f"raw_{bad.hex()}_{number}", "~" * len(bad)
         rules.add_column(message, column, f"@@{marker}@@")
         # Uncompressed blocks, so that the string's bytes are there to patch.
         data = container_file(schema, [dumps(message)] + [s.line for s in valid], "null")
@@ -875,7 +876,7 @@ def container_mutants(
             containers.append(compressed(rules, group, COMPRESSED[mutation]))
             continue
         if mutation == "invalid_utf8_container":
-            strategy = invalid_utf8_container(rules, sources, group)
+            strategy = invalid_utf8_container(rules, sources, group, number)
         else:
             strategy = damaged_container(rules, sources, group, mutation)
         containers += draw_examples(strategy, 1, seed + number)
