@@ -13,6 +13,7 @@
         kept.opened_by_operation,
         kept.closed_by_change_id,
         kept.closed_by_operation,
+        kept.change_number,
         kept.loaded_at
     from {{ this }} as kept
     left semi join {{ rebuilt_tables }} as rebuilt_tables

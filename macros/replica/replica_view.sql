@@ -32,7 +32,30 @@
         {%- for name, expression, description in outputs %}
         {{ expression }} as {{ quoted_identifier(name) }}{{ ',' if not loop.last }}
         {%- endfor %}
-    from {{ replica_versions(database_name, table_name, options) }}
+    from {{ replica_versions(database_name, table_name, options, replica_tracked_values(outputs, options)) }}
+{%- endmacro %}
+
+
+{#- The typed values whose change opens a version of an SCD type 2 replica (options
+    `track_history_columns`, `track_history_except_columns`), of the source columns among
+    `outputs`; none when every change opens one. -#}
+{% macro replica_tracked_values(outputs, options) -%}
+    {%- set tracked = options.get('track_history_columns') -%}
+    {%- set untracked = options.get('track_history_except_columns') -%}
+    {%- if tracked is none and untracked is none -%}{{ return(none) }}{%- endif -%}
+    {%- if tracked is not none and untracked is not none or options.get('scd_type') != 2 -%}
+        {{ exceptions.raise_compiler_error(
+            'replica options: track_history_columns or track_history_except_columns, one of them, with scd_type 2'
+        ) }}
+    {%- endif -%}
+    {%- set values = [] -%}
+    {%- for name, expression, description in outputs -%}
+        {%- if name == '_overflow' -%}{% break %}{%- endif -%}
+        {%- if (tracked is none or name in tracked) and name not in (untracked or []) -%}
+            {%- do values.append(expression) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(values) }}
 {%- endmacro %}
 
 
@@ -128,13 +151,11 @@
 
 
 {#- The versions a replica shows: every version (SCD type 2), the latest of each row (soft
-    deletes) or the current ones. -#}
-{% macro replica_versions(database_name, table_name, options) -%}
-    (
+    deletes) or the current ones; with `ignore_null_updates`, an update's NULLs keep the values
+    before them; with `tracked` values, a version only where they change. -#}
+{% macro replica_versions(database_name, table_name, options, tracked=none) -%}
+    {%- set versions -%}
         select *
-        {%- if options.get('scd_type') != 2 and options.get('deletes') == 'soft' %},
-            row_number() over (partition by primary_key order by is_current desc, valid_from desc, opened_by_change_id desc) as recency
-        {%- endif %}
         from {{ ref('dim_row_versions') }}
         {#- Spark hands a partition filter to the Hive metastore, whose filter language fails on
             some characters (a value with both quotes, among others): names of other characters
@@ -144,6 +165,19 @@
         {%- else %}
         where struct(database_name, table_name) = struct({{ string_literal(database_name) }}, {{ string_literal(table_name) }})
         {%- endif %}
+    {%- endset -%}
+    {%- if options.get('ignore_null_updates') -%}
+        {%- set versions = versions_ignoring_null_updates(versions) -%}
+    {%- endif -%}
+    {%- if tracked is not none -%}
+        {%- set versions = versions_of_tracked_values(versions, tracked) -%}
+    {%- endif -%}
+    (
+        select *
+        {%- if options.get('scd_type') != 2 and options.get('deletes') == 'soft' %},
+            row_number() over (partition by primary_key order by is_current desc, change_number desc) as recency
+        {%- endif %}
+        from ({{ versions }})
     ) as versions
     {%- if options.get('scd_type') == 2 %}
     {%- elif options.get('deletes') == 'soft' %}
@@ -151,6 +185,82 @@
     {%- else %}
     where is_current
     {%- endif %}
+{%- endmacro %}
+
+
+{#- The columns of dim_row_versions, each as itself or as `overrides` gives it: the select list
+    of a step that rewrites some. -#}
+{% macro row_version_columns(overrides={}) -%}
+    {%- for column in ['database_name', 'table_name', 'primary_key', 'row_image', 'valid_from', 'valid_to', 'is_current',
+        'opened_by_change_id', 'opened_by_operation', 'closed_by_change_id', 'closed_by_operation', 'change_number', 'loaded_at'] %}
+    {{ overrides.get(column, column) }} as {{ column }}{{ ',' if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}
+
+
+{#- AUTO CDC's `ignore_null_updates`: within a row's life (from an INSERT, or the first change
+    after a DELETE, TRUNCATE or DROP), a column an update sends as NULL keeps its value before. -#}
+{% macro versions_ignoring_null_updates(versions) -%}
+    {%- set carried_image -%}
+        aggregate(
+            collect_list(struct(starts_life, row_image)) over (partition by primary_key order by change_number),
+            cast(map() as map<string, string>),
+            (image, version) -> if(
+                version.starts_life,
+                version.row_image,
+                map_concat(
+                    map_filter(image, (column_name, value) -> try_element_at(version.row_image, column_name) is null),
+                    map_filter(version.row_image, (column_name, value) -> value is not null)
+                )
+            )
+        )
+    {%- endset -%}
+    select
+        {{ row_version_columns({'row_image': carried_image}) }}
+    from (
+        select
+            *,
+            opened_by_operation = 'INSERT'
+            or lag(closed_by_operation) over (partition by primary_key order by change_number) is distinct from 'UPDATE'
+                as starts_life
+        from ({{ versions }})
+    )
+{%- endmacro %}
+
+
+{#- AUTO CDC's `track_history_column_list`: consecutive versions of one life whose `tracked`
+    values are equal are one version, which shows the last one's image (an untracked change
+    updates it in place) from the first one's start to the last one's end. -#}
+{% macro versions_of_tracked_values(versions, tracked) -%}
+    select *
+    from (
+        select
+            {{ row_version_columns({
+                'valid_from': 'first_value(valid_from) over run',
+                'opened_by_change_id': 'first_value(opened_by_change_id) over run',
+                'opened_by_operation': 'first_value(opened_by_operation) over run',
+            }) }},
+            change_number = last_value(change_number) over run as ends_run
+        from (
+            select *, sum(if(opens_version, 1, 0)) over (partition by primary_key order by change_number) as run_number
+            from (
+                select
+                    *,
+                    opened_by_operation = 'INSERT'
+                    or lag(closed_by_operation) over row_history is distinct from 'UPDATE'
+                    or not (lag(tracked) over row_history <=> tracked) as opens_version
+                from (
+                    select *, array({{ tracked | join(', ') }}) as tracked
+                    from ({{ versions }})
+                )
+                window row_history as (partition by primary_key order by change_number)
+            )
+        )
+        window run as (
+            partition by primary_key, run_number order by change_number rows between unbounded preceding and unbounded following
+        )
+    )
+    where ends_run
 {%- endmacro %}
 
 

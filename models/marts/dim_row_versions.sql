@@ -99,6 +99,7 @@ select
     versions.operation as opened_by_operation,
     coalesce(versions.reset.change_id, versions.next_change_id) as closed_by_change_id,
     coalesce(versions.reset.ddl_kind, versions.next_operation) as closed_by_operation,
+    versions.change_number,
     rebuilt_tables.loaded_at
 from versions
 inner join rebuilt_tables

@@ -177,14 +177,54 @@ PART_3_LINES = [
     _hostile("INSERT", 11, 1700000111000, {"id": "3", HOSTILE_COLUMN: "x"}),
     _hostile("DELETE", 12, 1700000112000, {"id": "3", HOSTILE_COLUMN: "x"}),
 ]
+# A member's updates, for the replica options: one sends `email` as NULL (ignore_null_updates
+# keeps its value); `visits` changes each time (untracked: no version of its own); two share a
+# time, kept in their arrival order.
+MEMBERS_TYPES = {"id": "int", "name": "varchar(20)", "email": "varchar(40)", "visits": "int"}
+PART_4 = "part-0004.jsonl"
+
+
+def _member(type_: str, id_: int, es: int, row: dict[str, Any], old: dict[str, Any] | None) -> str:
+    return _msg(
+        data=[row],
+        database="shop",
+        es=es,
+        id=id_,
+        isDdl=False,
+        mysqlType=MEMBERS_TYPES,
+        old=None if old is None else [old],
+        pkNames=["id"],
+        sql="",
+        table="members",
+        ts=es + 100,
+        type=type_,
+    )
+
+
+ANN = {"id": "1", "name": "ann", "email": "a@x", "visits": "1"}
+ANN_EMAIL_NULL = {**ANN, "email": None, "visits": "2"}
+ANNA = {**ANN_EMAIL_NULL, "name": "anna", "visits": "3"}
+ANNA_EMAIL = {**ANNA, "email": "b@x", "visits": "4"}
+PART_4_LINES = [
+    _member("INSERT", 13, 1700000201000, ANN, None),
+    _member("UPDATE", 14, 1700000202000, ANN_EMAIL_NULL, {"email": "a@x", "visits": "1"}),
+    _member("UPDATE", 15, 1700000202000, ANNA, {"name": "ann", "visits": "2"}),
+    _member("UPDATE", 16, 1700000203000, ANNA_EMAIL, {"email": None, "visits": "3"}),
+]
 # Every load's net change to shop.items: apple was inserted and deleted (not listed), fig inserted.
 NET_CHANGES = "{{ replica_changes('shop', 'items', '2000-01-01', '2100-01-01') }}"
 # The replica options a follow-up build of the custom landing root's replicas sets.
 REPLICA_OPTIONS = {
-    "names": {"shop.items": "items"},
+    "names": {"shop.items": "items", "shop.members": "members"},
     "options": [
         {"tables": "shop.items", "scd_type": 2, "column_names": "dbt_snapshot", "except_columns": ["tag"]},
         {"tables": "shop.we*", "deletes": "soft"},
+        {
+            "tables": "shop.members",
+            "scd_type": 2,
+            "ignore_null_updates": True,
+            "track_history_except_columns": ["visits"],
+        },
     ],
 }
 PART_1_LANDED_AT = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -197,6 +237,7 @@ def _write_landing(root: Path) -> Path:
     (folder / PART_1).write_bytes(("\n".join(PART_1_LINES) + "\n").encode())
     (folder / PART_2).write_bytes("\r\n".join(PART_2_LINES).encode())
     (folder / PART_3).write_text("\n".join(PART_3_LINES) + "\n")
+    (folder / PART_4).write_text("\n".join(PART_4_LINES) + "\n")
     for name, landed_at in ((PART_1, PART_1_LANDED_AT), (PART_2, PART_2_LANDED_AT)):
         os.utime(folder / name, (landed_at.timestamp(), landed_at.timestamp()))
     return root
@@ -1201,7 +1242,31 @@ def test_custom_landing_root_gives_the_insert_update_delete_sequence_exactly(cus
         (PART_3, 3, 0, 0): hostile(3, "INSERT", "3", "x"),
         (PART_3, 4, 0, 0): hostile(4, "DELETE", "3", "x"),
     }
-    assert _diff({**EXPECTED_ITEM_CHANGES, **hostile_changes}, actual, ROW_FIELDS) == []
+
+    def member(line: int, operation: str, before: dict | None, after: dict, changed: list[str]) -> dict[str, Any]:
+        es = (1700000201000, 1700000202000, 1700000202000, 1700000203000)[line - 1]
+        return row_change(
+            operation=operation,
+            database="shop",
+            table="members",
+            key_columns=["id"],
+            key='{"id":"1"}',
+            before=before,
+            after=after,
+            changed=changed,
+            event_at=ms(es),
+            emitted_at=ms(es + 100),
+            message_id=str(12 + line),
+            types=MEMBERS_TYPES,
+        )
+
+    member_changes = {
+        (PART_4, 1, 0, 0): member(1, "INSERT", None, ANN, list(ANN)),
+        (PART_4, 2, 0, 0): member(2, "UPDATE", ANN, ANN_EMAIL_NULL, ["email", "visits"]),
+        (PART_4, 3, 0, 0): member(3, "UPDATE", ANN_EMAIL_NULL, ANNA, ["name", "visits"]),
+        (PART_4, 4, 0, 0): member(4, "UPDATE", ANNA, ANNA_EMAIL, ["email", "visits"]),
+    }
+    assert _diff({**EXPECTED_ITEM_CHANGES, **hostile_changes, **member_changes}, actual, ROW_FIELDS) == []
 
 
 def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom: Build) -> None:
@@ -1268,14 +1333,17 @@ def test_custom_landing_root_schema_changes_rejections_and_reconciliation(custom
             skipped_messages=1,
             rejected_messages=0,
         ),
-        PART_3: dict(
-            landed_lines=4,
-            messages=4,
-            row_change_messages=4,
-            schema_change_messages=0,
-            skipped_messages=0,
-            rejected_messages=0,
-        ),
+        **{
+            part: dict(
+                landed_lines=4,
+                messages=4,
+                row_change_messages=4,
+                schema_change_messages=0,
+                skipped_messages=0,
+                rejected_messages=0,
+            )
+            for part in (PART_3, PART_4)
+        },
     }
 
 
@@ -1333,11 +1401,22 @@ def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(cu
     current = sorted(marts["dim_current_rows"], key=lambda r: (r["table_name"], r["primary_key"]))
     assert [(r["table_name"], r["primary_key"], r["row_image"], r["last_operation"]) for r in current] == [
         ("items", '{"id":"2"}', FIG_PRICED, "UPDATE"),
+        ("members", '{"id":"1"}', ANNA_EMAIL, "UPDATE"),
         (HOSTILE_TABLE, '{"id":"1"}', {"id": "1", HOSTILE_COLUMN: "v"}, "INSERT"),
         (HOSTILE_TABLE, '{"id":"two"}', {"id": "two", HOSTILE_COLUMN: "w"}, "INSERT"),
     ]
     assert current[0]["last_change_id"] == change_ids[(PART_2, 1, 0)]
     assert current[0]["last_event_at"] == ms(1700000105000)
+    # The member's versions keep the source's order where two share a time.
+    member_versions = sorted(
+        (r for r in marts["dim_row_versions"] if r["table_name"] == "members"), key=lambda r: r["change_number"]
+    )
+    assert [(r["change_number"], r["valid_from"], r["row_image"]) for r in member_versions] == [
+        (1, ms(1700000201000), ANN),
+        (2, ms(1700000202000), ANN_EMAIL_NULL),
+        (3, ms(1700000202000), ANNA),
+        (4, ms(1700000203000), ANNA_EMAIL),
+    ]
 
 
 def test_replica_relation_and_replica_changes_give_dbt_show_a_typed_replica_and_net_changes(custom: Build) -> None:
@@ -1362,9 +1441,10 @@ def test_replica_options_give_history_with_dbt_snapshot_names_soft_deletes_and_a
     hostile = "shop__we_ird___drop_table_cdc_fct_row_changes____"
     assert sorted((r["table_name"], r["replica_name"]) for r in listing) == [
         ("items", "items"),
+        ("members", "members"),
         (HOSTILE_TABLE, hostile),
     ]
-    replicas = custom.tables(("items", hostile), suffix="_replica")
+    replicas = custom.tables(("items", "members", hostile), suffix="_replica")
     # shop.items: every version (SCD type 2) under dbt snapshot's names, without `tag`; the
     # view of the first build (shop__items) is gone.
     items = replicas["items"]
@@ -1401,6 +1481,25 @@ def test_replica_options_give_history_with_dbt_snapshot_names_soft_deletes_and_a
         (0, "w", {"id": "two"}, False, None),
         (1, "v", {}, False, None),
         (3, "x", {}, True, ms(1700000112000)),
+    ]
+    # shop.members, history with ignore_null_updates and `visits` untracked: the NULL email keeps
+    # a@x, so only the visit changed at 202000 (in place); the rename at the same time opens a
+    # version, as does the new email.
+    members = replicas["members"]
+    change_ids = {
+        (file_name(r["file_path"]), r["line_number"]): r["change_id"] for r in custom.marts()["fct_row_changes"]
+    }
+    assert sorted(
+        (
+            (r["id"], r["name"], r["email"], r["visits"], r["_valid_from"], r["_valid_to"], r["_is_current"])
+            + (r["_opened_by_change_id"], r["_opened_by_operation"], r["_closed_by_operation"])
+            for r in members["rows"]
+        ),
+        key=lambda row: row[4],
+    ) == [
+        (1, "ann", "a@x", 2, ms(1700000201000), ms(1700000202000), False, change_ids[(PART_4, 1)], "INSERT", "UPDATE"),
+        (1, "anna", "a@x", 3, ms(1700000202000), ms(1700000203000), False, change_ids[(PART_4, 3)], "UPDATE", "UPDATE"),
+        (1, "anna", "b@x", 4, ms(1700000203000), None, True, change_ids[(PART_4, 4)], "UPDATE", None),
     ]
     assert len(custom.tables(("fct_row_changes",))["fct_row_changes"]["rows"]) == len(custom.marts()["fct_row_changes"])
 
