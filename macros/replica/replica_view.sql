@@ -198,6 +198,16 @@
 {%- endmacro %}
 
 
+{#- Whether a version starts its row's life: an INSERT's, or the first after a DELETE, TRUNCATE
+    or DROP ended the row. -#}
+{% macro starts_row_life() -%}
+    (
+        opened_by_operation = 'INSERT'
+        or lag(closed_by_operation) over (partition by primary_key order by change_number) is distinct from 'UPDATE'
+    )
+{%- endmacro %}
+
+
 {#- AUTO CDC's `ignore_null_updates`: within a row's life (from an INSERT, or the first change
     after a DELETE, TRUNCATE or DROP), a column an update sends as NULL keeps its value before. -#}
 {% macro versions_ignoring_null_updates(versions) -%}
@@ -218,11 +228,7 @@
     select
         {{ row_version_columns({'row_image': carried_image}) }}
     from (
-        select
-            *,
-            opened_by_operation = 'INSERT'
-            or lag(closed_by_operation) over (partition by primary_key order by change_number) is distinct from 'UPDATE'
-                as starts_life
+        select *, {{ starts_row_life() }} as starts_life
         from ({{ versions }})
     )
 {%- endmacro %}
@@ -246,11 +252,10 @@
             from (
                 select
                     *,
-                    opened_by_operation = 'INSERT'
-                    or lag(closed_by_operation) over row_history is distinct from 'UPDATE'
-                    or not (lag(tracked) over row_history <=> tracked) as opens_version
+                    {{ starts_row_life() }} or not (lag(tracked) over row_history <=> tracked) as opens_version
                 from (
-                    select *, array({{ tracked | join(', ') }}) as tracked
+                    -- A struct keeps each value's type (an array would cast them to one).
+                    select *, {{ 'struct(' ~ tracked | join(', ') ~ ')' if tracked else 'true' }} as tracked
                     from ({{ versions }})
                 )
                 window row_history as (partition by primary_key order by change_number)
