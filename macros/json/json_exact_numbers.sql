@@ -5,9 +5,7 @@
     ids) to read, except those no number type holds exactly: `-0` and 39 digits or more. -#}
 {% macro json_exact_numbers(json) -%}
     if(
-        -- A cheap test first: a fractional or exponent number followed by a delimiter, which a
-        -- time inside a string ("05:24:37.625") is not.
-        {{ json }} rlike '[:,\\[]\\s*(-?[0-9]+(\\.[0-9]+([eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+)|-0|-?[0-9]{39,})\\s*[,}\\]]',
+        {{ json_has_inexact_numbers(json) }},
         replace(replace(array_join(
             transform(
                 -- Split at quotes: the even parts are outside strings.
@@ -22,6 +20,13 @@
         ), '\u0001', '\\\\'), '\u0002', '\\"'),
         {{ json }}
     )
+{%- endmacro %}
+
+
+{#- A cheap test for a number json_exact_numbers quotes: fractional, exponent, -0 or 39 digits
+    or more, followed by a delimiter, which a time inside a string ("05:24:37.625") is not. -#}
+{% macro json_has_inexact_numbers(json) -%}
+    {{ json }} rlike '[:,\\[]\\s*(-?[0-9]+(\\.[0-9]+([eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+)|-0|-?[0-9]{39,})\\s*[,}\\]]'
 {%- endmacro %}
 
 

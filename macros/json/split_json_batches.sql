@@ -9,6 +9,9 @@
         batches.payload,
         message.pos as message_index,
         message.col as message_json,
+        -- The element with its numbers as sent (re-serialised, so not their exact text) for the
+        -- checks of JSON types: a quoted number would pass for a string.
+        coalesce(try_element_at(batches.sent_messages, message.pos + 1), message.col) as message_json_as_sent,
         case
             when {{ is_blank('batches.payload') }} then 'empty_line'
             when batches.messages is null then {{ json_unparsed_reason('batches.payload') }}
@@ -26,7 +29,8 @@
                 when is_batch and not {{ is_one_json_value('payload') }} then null
                 when is_batch then from_json({{ json_exact_numbers('payload') }}, 'array<string>')
                 else array(payload)
-            end as messages
+            end as messages,
+            if(is_batch and {{ json_has_inexact_numbers('payload') }}, from_json(payload, 'array<string>'), null) as sent_messages
         from (select *, {{ json_opening_char('payload') }} = '[' as is_batch from {{ lines }})
     ) as batches
     lateral view outer posexplode(batches.messages) message as pos, col

@@ -12,7 +12,7 @@ select
         when is_tombstone then null
         else coalesce(
             line_rejection_reason,
-            {{ json_object_rejection_reason('message_json', 'message', text_fields) }}
+            {{ json_object_rejection_reason('message_json', 'message', text_fields, 'message_json_as_sent') }}
         )
     end as parse_rejection_reason
 from (
@@ -33,6 +33,7 @@ from (
             landed_at,
             payload,
             payload as message_json,
+            payload as message_json_as_sent,
             {{ line_tombstone(tombstones) }} as is_tombstone,
             -- A blank line gives no message, unless it is a tombstone.
             if({{ is_blank('payload') }} and not {{ line_tombstone(tombstones) }}, null, 0) as message_index,

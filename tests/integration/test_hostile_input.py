@@ -239,14 +239,18 @@ def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile:
     # name may give its replica values that do not fit a column's type.
     warned = {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}}
     assert set(warned.values()) == {"warn"}
-    assert {
-        "test.cdc_lakehouse.warn_tables_without_keys",
-        "test.cdc_lakehouse.warn_row_changes_without_key_values",
-    } <= set(warned) <= {
-        "test.cdc_lakehouse.warn_tables_without_keys",
-        "test.cdc_lakehouse.warn_row_changes_without_key_values",
-        "test.cdc_lakehouse.warn_replica_values_overflow",
-    }
+    assert (
+        {
+            "test.cdc_lakehouse.warn_tables_without_keys",
+            "test.cdc_lakehouse.warn_row_changes_without_key_values",
+        }
+        <= set(warned)
+        <= {
+            "test.cdc_lakehouse.warn_tables_without_keys",
+            "test.cdc_lakehouse.warn_row_changes_without_key_values",
+            "test.cdc_lakehouse.warn_replica_values_overflow",
+        }
+    )
     ran = " ".join(statuses)
     for test in (
         "landed_lines_reconcile",

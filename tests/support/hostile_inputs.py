@@ -10,11 +10,11 @@ format the project's registry names.
 
 The Avro formats (dts_avro, oms_avro) land their records as lines in Avro's JSON encoding and as
 binary container files. Their lines take the JSON classes that apply to a record (truncated,
-blank_line, not_an_object, wrong_type of each field as a whole, missing_field, unknown_operation,
-hostile_names, wide_image, huge_value, invalid_utf8 inside a string, duplicate_key,
-lone_surrogate, empty_column_name, leading_whitespace, implausible_time, null_key_value,
-long_names) and `unknown_branch`: a union of the record or of a column value under a branch
-name the schema does not have. Their container files (`container_mutants`, the classes
+two_values, blank_line, not_an_object, wrong_type of each field as a whole, missing_field,
+unknown_operation, hostile_names, wide_image, huge_value, invalid_utf8 inside a string,
+duplicate_key, lone_surrogate, empty_column_name, leading_whitespace, implausible_time,
+null_key_value, long_names) and `unknown_branch`: a union of the record or of a column value
+under a branch name the schema does not have. Their container files (`container_mutants`, the classes
 `FormatRules.container_mutations` names) hold records one per block: valid records, then one
 damaged record, a union index out of range (`unknown_branch_index`) or its block cut short
 (`damaged_container`), where the records before it are used and the damage is one
@@ -285,6 +285,26 @@ def unknown_operation(rules: FormatRules, sources: list[Source]) -> st.SearchStr
         )
         put(rules.root(message), rules.operation, code)
         return _mutant(rules, "unknown_operation", message, rejected("unknown_event_type"))
+
+    return strategy()
+
+
+def two_values(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A valid line and another JSON value after it on the same line (two messages run
+    together, a stray value): not one JSON value, so malformed; none of it is used."""
+
+    # A tombstone (an empty or null value) followed by a value would be that value alone.
+    values = [s for s in sources if s.line.strip() not in ("", "null")]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        source = draw(st.sampled_from(values))
+        after = draw(
+            st.one_of(st.sampled_from(values).map(lambda s: s.line), st.sampled_from(["{}", "1", "null", '"x"']))
+        )
+        line = source.line + draw(st.sampled_from(["", " ", "\t"])) + after
+        index = None if rules.batches and source.line.startswith("[") else 0
+        return Mutant("two_values", line.encode(), rejected("malformed_json", index))
 
     return strategy()
 
@@ -676,6 +696,7 @@ def long_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[M
 # the format reads, mixed_batch from spare statements landed nowhere else.
 MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
     "truncated": truncated,
+    "two_values": two_values,
     "missing_field": missing_field,
     "unknown_operation": unknown_operation,
     "blank_line": blank_line,

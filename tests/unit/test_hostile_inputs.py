@@ -59,7 +59,7 @@ def test_mutation_plan_is_reproducible_from_its_seed(name: str) -> None:
 
 @pytest.mark.parametrize("name", FORMAT_NAMES)
 def test_hostile_lines_are_what_their_class_says(name: str) -> None:
-    """Truncated, NaN and too-deep lines are not JSON; duplicate keys repeat a key; a wrong type
+    """Truncated, run-together, NaN and too-deep lines are not JSON; duplicate keys repeat a key; a wrong type
     is not a type the field allows; blank lines are blank; the other classes' lines hold what
     they are named after, and the classes of two outcomes give both."""
     rules = FORMAT_RULES[name]
@@ -72,7 +72,7 @@ def test_hostile_lines_are_what_their_class_says(name: str) -> None:
         outcomes[mutant.mutation].add(outcome[0])
         if mutant.mutation in NEW_CLASSES:
             NEW_CLASSES[mutant.mutation](rules, mutant, sources)
-        elif mutant.mutation in ("truncated", "non_numeric_number") or (
+        elif mutant.mutation in ("truncated", "two_values", "non_numeric_number") or (
             mutant.mutation == "deep_nesting" and mutant.expected[0] == {("rejected", "malformed_json")}
         ):
             with pytest.raises((ValueError, RecursionError)):

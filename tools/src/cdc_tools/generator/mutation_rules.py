@@ -101,6 +101,7 @@ CANAL_DDL = ("CREATE", "ALTER", "ERASE", "QUERY", "TRUNCATE", "RENAME", "CINDEX"
 # The mutation classes of a JSON format that batches; a format that does not leaves out mixed_batch.
 JSON_MUTATIONS = (
     "truncated",
+    "two_values",
     "wrong_type",
     "missing_field",
     "unknown_operation",
@@ -177,6 +178,7 @@ def null_in_images(*image_fields: str, root: Callable[[Message], Message] = lamb
 
 AVRO_MUTATIONS = (
     "truncated",
+    "two_values",
     "wrong_type",
     "missing_field",
     "unknown_operation",
