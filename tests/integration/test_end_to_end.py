@@ -153,18 +153,24 @@ HOSTILE_COLUMN = "c`; drop table cdc.fct_row_changes; --"
 PART_3 = "part-0003.jsonl"
 
 
-def _hostile(type_: str, id_: int, es: int, row: dict[str, str]) -> str:
+HOSTILE_TYPES = {"id": "int", HOSTILE_COLUMN: "varchar(10)"}
+
+
+def _row_message(
+    table: str, types: dict[str, str], type_: str, id_: int, es: int, row: dict[str, Any], old: dict | None = None
+) -> str:
+    """A canal message of one row of shop.<table>, keyed by `id`."""
     return _msg(
         data=[row],
         database="shop",
         es=es,
         id=id_,
         isDdl=False,
-        mysqlType={"id": "int", HOSTILE_COLUMN: "varchar(10)"},
-        old=None,
+        mysqlType=types,
+        old=None if old is None else [old],
         pkNames=["id"],
         sql="",
-        table=HOSTILE_TABLE,
+        table=table,
         ts=es + 100,
         type=type_,
     )
@@ -172,10 +178,10 @@ def _hostile(type_: str, id_: int, es: int, row: dict[str, str]) -> str:
 
 # The hostile table: a row, a row whose key does not fit its type (`int`), a row deleted.
 PART_3_LINES = [
-    _hostile("INSERT", 9, 1700000109000, {"id": "1", HOSTILE_COLUMN: "v"}),
-    _hostile("INSERT", 10, 1700000110000, {"id": "two", HOSTILE_COLUMN: "w"}),
-    _hostile("INSERT", 11, 1700000111000, {"id": "3", HOSTILE_COLUMN: "x"}),
-    _hostile("DELETE", 12, 1700000112000, {"id": "3", HOSTILE_COLUMN: "x"}),
+    _row_message(HOSTILE_TABLE, HOSTILE_TYPES, "INSERT", 9, 1700000109000, {"id": "1", HOSTILE_COLUMN: "v"}),
+    _row_message(HOSTILE_TABLE, HOSTILE_TYPES, "INSERT", 10, 1700000110000, {"id": "two", HOSTILE_COLUMN: "w"}),
+    _row_message(HOSTILE_TABLE, HOSTILE_TYPES, "INSERT", 11, 1700000111000, {"id": "3", HOSTILE_COLUMN: "x"}),
+    _row_message(HOSTILE_TABLE, HOSTILE_TYPES, "DELETE", 12, 1700000112000, {"id": "3", HOSTILE_COLUMN: "x"}),
 ]
 # A member's updates, for the replica options: one sends `email` as NULL (ignore_null_updates
 # keeps its value); `visits` changes each time (untracked: no version of its own); two share a
@@ -184,32 +190,17 @@ MEMBERS_TYPES = {"id": "int", "name": "varchar(20)", "email": "varchar(40)", "vi
 PART_4 = "part-0004.jsonl"
 
 
-def _member(type_: str, id_: int, es: int, row: dict[str, Any], old: dict[str, Any] | None) -> str:
-    return _msg(
-        data=[row],
-        database="shop",
-        es=es,
-        id=id_,
-        isDdl=False,
-        mysqlType=MEMBERS_TYPES,
-        old=None if old is None else [old],
-        pkNames=["id"],
-        sql="",
-        table="members",
-        ts=es + 100,
-        type=type_,
-    )
-
-
 ANN = {"id": "1", "name": "ann", "email": "a@x", "visits": "1"}
 ANN_EMAIL_NULL = {**ANN, "email": None, "visits": "2"}
 ANNA = {**ANN_EMAIL_NULL, "name": "anna", "visits": "3"}
 ANNA_EMAIL = {**ANNA, "email": "b@x", "visits": "4"}
 PART_4_LINES = [
-    _member("INSERT", 13, 1700000201000, ANN, None),
-    _member("UPDATE", 14, 1700000202000, ANN_EMAIL_NULL, {"email": "a@x", "visits": "1"}),
-    _member("UPDATE", 15, 1700000202000, ANNA, {"name": "ann", "visits": "2"}),
-    _member("UPDATE", 16, 1700000203000, ANNA_EMAIL, {"email": None, "visits": "3"}),
+    _row_message("members", MEMBERS_TYPES, "INSERT", 13, 1700000201000, ANN, None),
+    _row_message(
+        "members", MEMBERS_TYPES, "UPDATE", 14, 1700000202000, ANN_EMAIL_NULL, {"email": "a@x", "visits": "1"}
+    ),
+    _row_message("members", MEMBERS_TYPES, "UPDATE", 15, 1700000202000, ANNA, {"name": "ann", "visits": "2"}),
+    _row_message("members", MEMBERS_TYPES, "UPDATE", 16, 1700000203000, ANNA_EMAIL, {"email": None, "visits": "3"}),
 ]
 # Every load's net change to shop.items: apple was inserted and deleted (not listed), fig inserted.
 NET_CHANGES = "{{ replica_changes('shop', 'items', '2000-01-01', '2100-01-01') }}"

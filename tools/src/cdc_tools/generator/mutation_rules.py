@@ -97,6 +97,15 @@ def delete(message: Message, path: Path) -> None:
 
 
 CANAL_ROW = ("INSERT", "UPDATE", "DELETE")
+# The mutation classes of every format, JSON or Avro's JSON encoding.
+EVERY_FORMAT_MUTATIONS = (
+    "lone_surrogate",
+    "empty_column_name",
+    "leading_whitespace",
+    "implausible_time",
+    "null_key_value",
+    "long_names",
+)
 CANAL_DDL = ("CREATE", "ALTER", "ERASE", "QUERY", "TRUNCATE", "RENAME", "CINDEX", "DINDEX")
 # The mutation classes of a JSON format that batches; a format that does not leaves out mixed_batch.
 JSON_MUTATIONS = (
@@ -116,12 +125,7 @@ JSON_MUTATIONS = (
     "duplicate_key",
     "hostile_names",
     "extreme_number",
-    "lone_surrogate",
-    "empty_column_name",
-    "leading_whitespace",
-    "implausible_time",
-    "null_key_value",
-    "long_names",
+    *EVERY_FORMAT_MUTATIONS,
 )
 
 
@@ -190,12 +194,7 @@ AVRO_MUTATIONS = (
     "duplicate_key",
     "hostile_names",
     "unknown_branch",
-    "lone_surrogate",
-    "empty_column_name",
-    "leading_whitespace",
-    "implausible_time",
-    "null_key_value",
-    "long_names",
+    *EVERY_FORMAT_MUTATIONS,
 )
 # Binary container files (`container_mutants`): valid records, one per block, then one damaged
 # record; or every record valid, in compressed blocks.
