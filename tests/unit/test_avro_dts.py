@@ -304,7 +304,7 @@ def test_hostile_records_are_rejected_with_a_reason(spark: SparkSession, compile
         (json.dumps(_record("INSERT", afterImages=two)), "missing_columns"),
         (
             json.dumps(_record("INSERT", fields={"array": [{"name": "", "dataTypeNumber": 3}]}, afterImages=one)),
-            "missing_columns",
+            "empty_column_name",
         ),
         (
             json.dumps(_record("INSERT", fields={"array": [{"name": "id", "dataTypeNumber": 3}] * 2}, afterImages=two)),
