@@ -3,7 +3,7 @@
     NULL when usable. Spark's parser keeps the last of a repeated key and reads an object, array,
     number or boolean given for a string field as its text, so repeated keys and `text_fields`
     (the strings a message is read by) are checked apart. -#}
-{% macro json_object_rejection_reason(message_json, parsed, text_fields, message_json_as_sent=none) -%}
+{% macro json_object_rejection_reason(message_json, parsed, text_fields, message_json_as_sent) -%}
     case
         when not {{ is_one_json_value(message_json) }} then {{ json_unparsed_reason(message_json) }}
         when {{ json_opening_char(message_json) }} != '{' then 'not_a_json_object'
@@ -11,7 +11,7 @@
         when {{ json_has_lone_surrogate(message_json) }} then 'invalid_unicode_escape'
         when {{ parsed }}._corrupt_record is not null then 'invalid_field_type'
         {%- if text_fields %}
-        when {{ json_text_field_of_other_type(message_json_as_sent or message_json, text_fields) }} then 'invalid_field_type'
+        when {{ json_text_field_of_other_type(message_json_as_sent, text_fields) }} then 'invalid_field_type'
         {%- endif %}
     end
 {%- endmacro %}

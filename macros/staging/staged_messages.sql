@@ -71,8 +71,7 @@ from (
             when table_name is null then 'missing_table'
             when image_rejection_reason is not null then image_rejection_reason
             -- No source allows an empty column name, and a replica could not have one.
-            when exists(row_images, row_image -> array_contains(map_keys(row_image.before_image), '')
-                or array_contains(map_keys(row_image.after_image), ''))
+            when exists(row_images, row_image -> map_contains_key(row_image.before_image, '') or map_contains_key(row_image.after_image, ''))
                 then 'empty_column_name'
             when
                 {{ array_size('row_images') }} = 0
