@@ -38,21 +38,73 @@
 
 {#- The lines of a landing source whose files this model has not loaded yet (all of them when
     not incremental), and of a binary format the records its container files gave: those
-    loaded after this model's newest, of files it has not loaded. Loaded files are excluded by
-    path as literals, so Spark does not even read them (it prunes files on `_metadata`
-    filters): the cost follows the new files. -#}
+    loaded after this model's newest, of files it has not loaded. Only files modified since the
+    oldest one not loaded are read (a literal time: Spark prunes files on it unread), and of
+    those the loaded ones are left out by a join: the cost follows the new files, not the
+    loaded ones, as long as files land in modification-time order. -#}
 {% macro landed_lines_not_loaded(landing, container_records=none) -%}
-    {%- set loaded_files = [] -%}
-    {%- if incremental_run() -%}
-        {%- set loaded_files = run_query('select distinct file_path from ' ~ this).columns[0].values() -%}
-    {%- endif -%}
-    select file_path, line_number, payload, landed_at from {{ landing }}
-    where {{ not_in_literals('file_path', loaded_files) }}
-    {%- if container_records %}
-    union all
-    select file_path, line_number, payload, landed_at from {{ container_records }}
-    where {{ loaded_after_this() }} and {{ not_in_literals('file_path', loaded_files) }}
+    {%- set incremental = incremental_run() -%}
+    {%- if incremental -%}
+        {%- set loaded = 'select distinct file_path from ' ~ this -%}
+        {%- set since = oldest_landed_file_not_in([landing_format(landing)], loaded) -%}
     {%- endif %}
+    select landed.* from (
+        select file_path, line_number, payload, landed_at from {{ landing }}
+        {%- if container_records %}
+        union all
+        select file_path, line_number, payload, landed_at from {{ container_records }}
+        where {{ loaded_after_this() }}
+        {%- endif %}
+    ) as landed
+    {%- if incremental %}
+    left anti join ({{ loaded }} where {{ not_before_micros('landed_at', since) }}) as loaded
+        on landed.file_path = loaded.file_path
+    where {{ not_before_micros('landed.landed_at', since) }}
+    {%- endif %}
+{%- endmacro %}
+
+
+{#- Unix microseconds of the oldest file of the formats' landings (read as lines or as
+    containers) whose path `loaded` (a query giving file_path) does not give; none when it gives
+    them all. From the folders' listings: no file is read. -#}
+{% macro oldest_landed_file_not_in(formats, loaded) -%}
+    {%- set query -%}
+        select unix_micros(min(listed.modified_at))
+        from (
+            {%- for format in formats %}
+            {%- set landing = var('cdc_formats')[format] %}
+            select path as file_path, modificationTime as modified_at
+            from {{ landing_listing_table(landing_source(format, 'landed_lines')) }}
+            where {{ glob_matches('path', landing.lines or '*') }} or {{ glob_matches('path', landing.containers) }}
+            {{- ' union all' if not loop.last }}
+            {%- endfor %}
+        ) as listed
+        left anti join ({{ loaded }}) as loaded on listed.file_path = loaded.file_path
+    {%- endset -%}
+    {{ return(run_query(query).columns[0].values()[0]) }}
+{%- endmacro %}
+
+
+{#- `<column> >= <unix microseconds as a timestamp literal>`, or `false` when there is no time:
+    nothing is new. -#}
+{% macro not_before_micros(column, micros) -%}
+    {%- if micros is none -%}
+        false
+    {%- else -%}
+        {{ column }} >= timestamp_micros({{ micros | int }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- The format of var('cdc_formats') whose `landed_lines` source is `landing`. -#}
+{% macro landing_format(landing) -%}
+    {%- for format in var('cdc_formats') -%}
+        {%- set node = landing_source(format, 'landed_lines') -%}
+        {%- if node.schema == landing.schema and node.identifier == landing.identifier -%}
+            {{ return(format) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ exceptions.raise_compiler_error('No format of var cdc_formats lands in ' ~ landing) }}
 {%- endmacro %}
 
 

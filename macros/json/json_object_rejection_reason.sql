@@ -7,8 +7,9 @@
     case
         when not {{ is_one_json_value(message_json) }} then {{ json_unparsed_reason(message_json) }}
         when {{ json_opening_char(message_json) }} != '{' then 'not_a_json_object'
-        when {{ json_has_duplicate_key(message_json) }} then 'duplicate_key'
+        {#- Before the repeated-key check: Spark 4.1+'s variant parser rejects a lone surrogate too. #}
         when {{ json_has_lone_surrogate(message_json) }} then 'invalid_unicode_escape'
+        when {{ json_has_duplicate_key(message_json) }} then 'duplicate_key'
         when {{ parsed }}._corrupt_record is not null then 'invalid_field_type'
         {%- if text_fields %}
         when {{ json_text_field_of_other_type(message_json_as_sent, text_fields) }} then 'invalid_field_type'

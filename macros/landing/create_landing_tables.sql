@@ -131,8 +131,8 @@
 {%- endmacro %}
 
 
-{#- Per landed file of every format of var('cdc_formats'): its lines, and per binary container file,
-    its records: what the landing holds, to reconcile with (an empty file holds none). Lines are
+{#- Per landed file of every format of var('cdc_formats') (and its modification time, landed_at):
+    its lines, and per binary container file, its records: what the landing holds, to reconcile with (an empty file holds none). Lines are
     counted from the files by their terminators (and a last line without one), not through the
     line views, so the check does not repeat their split and costs one scan. -#}
 {% macro landed_line_counts() -%}
@@ -140,14 +140,15 @@
     select
         '{{ format }}' as source_format,
         _metadata.file_path as file_path,
+        _metadata.file_modification_time as landed_at,
         length(value) - length(replace(value, '\n', '')) + if(endswith(value, '\n'), 0, 1) as landed_lines
     from {{ landing_files_table(source(format, 'landed_lines')) }}
     where value != ''
     {%- if landing.containers %}
     union all
-    select '{{ format }}' as source_format, file_path, count(*) as landed_lines
+    select '{{ format }}' as source_format, file_path, landed_at, count(*) as landed_lines
     from {{ ref('base_' ~ format ~ '__container_records') }}
-    group by file_path
+    group by file_path, landed_at
     {%- endif %}
     {%- if not loop.last %}
     union all

@@ -24,11 +24,17 @@ def loaded_after(rows: DataFrame, loaded: DataFrame | None, column: str = LOADED
     return rows.where(F.col(column) > F.timestamp_micros(F.lit(newest)))
 
 
-def files_not_loaded(lines: DataFrame, file_path: Column, loaded: DataFrame | None) -> DataFrame:
-    """The `lines` of files not in `loaded` (this model's table in an incremental run, None
-    otherwise). `file_path` is the lines' file, e.g. `F.col("_metadata.file_path")` on a file
-    reader: the loaded paths are inlined as literals, so Spark does not even read those files."""
+def files_not_loaded(files: DataFrame, loaded: DataFrame | None) -> DataFrame:
+    """The landed `files` (file_path, landed_at: its modification time, and more) whose paths
+    `loaded` (this model's table in an incremental run, None otherwise) does not hold. Only files
+    modified since the oldest one not loaded are read: that time is inlined as a literal, so the
+    file source skips older files unread; the loaded ones among the rest are left out by a join.
+    The cost follows the new files, as long as files land in modification-time order."""
     if loaded is None:
-        return lines
-    paths = [row[0] for row in loaded.select("file_path").distinct().collect()]
-    return lines.where(~file_path.isin(paths)) if paths else lines
+        return files
+    loaded_paths = loaded.select("file_path").distinct()
+    oldest = files.join(loaded_paths, "file_path", "left_anti").agg(F.unix_micros(F.min("landed_at"))).first()[0]
+    if oldest is None:
+        return files.where(F.lit(False))
+    since = F.col("landed_at") >= F.timestamp_micros(F.lit(oldest))
+    return files.where(since).join(loaded.where(since).select("file_path").distinct(), "file_path", "left_anti")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -29,34 +30,53 @@ def test_loaded_after_takes_everything_on_a_full_refresh_or_an_empty_model(spark
     assert loaded_after(upstream, upstream.limit(0)).count() == 2
 
 
-def _files_scanned(frame: DataFrame) -> int:
-    """How many files the (executed) frame's file scan read, from Spark's scan metrics."""
+def _files_scanned(frame: DataFrame) -> list[int]:
+    """How many files each file scan of the (executed) frame read, from Spark's scan metrics;
+    none when Spark found nothing to read. Adaptive plans are read through their final plan."""
+    scanned = []
     plans = [frame._jdf.queryExecution().executedPlan()]
     while plans:
         plan = plans.pop()
         if plan.nodeName().startswith("Scan "):
-            return plan.metrics().apply("numFiles").value()
+            scanned.append(plan.metrics().apply("numFiles").value())
+        elif plan.nodeName() == "AdaptiveSparkPlan":
+            plans.append(plan.finalPhysicalPlan())
+        elif plan.nodeName().endswith("QueryStage"):
+            plans.append(plan.plan())
         children = plan.children().iterator()
         while children.hasNext():
             plans.append(children.next())
-    raise AssertionError("no file scan in the plan")
+    return scanned
 
 
-def test_files_not_loaded_skips_loaded_files_without_reading_them(spark: SparkSession, tmp_path: Path) -> None:
+def test_files_not_loaded_reads_only_files_modified_since_the_oldest_not_loaded(
+    spark: SparkSession, tmp_path: Path
+) -> None:
     landing = tmp_path / "landing"
     landing.mkdir()
-    for name in ("loaded-1.txt", "new.txt", "loaded-2.txt"):
-        (landing / name).write_text(name + "\n")
+    # In modification-time order: a loaded file, a new one, a loaded one, a new one.
+    for minute, name in enumerate(("loaded-1.txt", "new-1.txt", "loaded-2.txt", "new-2.txt")):
+        path = landing / name
+        path.write_text(name + "\n")
+        modified = datetime(2024, 1, 1, 0, minute).timestamp()
+        os.utime(path, (modified, modified))
 
-    def lines() -> DataFrame:
-        return spark.read.text(str(landing)).select("value", F.col("_metadata.file_path").alias("file_path"))
+    def files() -> DataFrame:
+        return spark.read.text(str(landing)).select(
+            "value",
+            F.col("_metadata.file_path").alias("file_path"),
+            F.col("_metadata.file_modification_time").alias("landed_at"),
+        )
 
-    loaded = lines().where(F.col("value").startswith("loaded")).select("file_path")
-    new = files_not_loaded(lines(), F.col("file_path"), loaded)
-    assert [row.value for row in new.collect()] == ["new.txt"]
-    assert _files_scanned(new) == 1  # pruned before reading, not filtered after
-    everything = files_not_loaded(lines(), F.col("file_path"), None)
-    assert everything.count() == 3
+    loaded = files().where(F.col("value").startswith("loaded"))
+    new = files_not_loaded(files(), loaded)
+    assert sorted(row.value for row in new.collect()) == ["new-1.txt", "new-2.txt"]
+    # Both sides of the join skip loaded-1.txt, older than every new file, unread.
+    assert _files_scanned(new) == [3, 3]
+    nothing_new = files_not_loaded(files(), files())
+    assert nothing_new.collect() == []
+    assert _files_scanned(nothing_new) == []
+    assert files_not_loaded(files(), None).count() == 4
 
 
 def test_load_time_is_one_time_per_query(spark: SparkSession) -> None:

@@ -19,7 +19,6 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampType
 
 from cdc_lakehouse.avro import record_schema
@@ -120,5 +119,5 @@ def new_container_records(files: DataFrame, loaded: DataFrame | None, source_for
     """A format's base_<format>__container_records: the records of the container files (its
     `landed_container_files` source) not in `loaded` (the model's table in an incremental run,
     None otherwise), read with the format's record schema and stamped with their load time."""
-    new_files = files_not_loaded(files, F.col("file_path"), loaded)
+    new_files = files_not_loaded(files, loaded)
     return landed_container_records(new_files, record_schema(source_format)).withColumn("loaded_at", load_time())

@@ -1,33 +1,40 @@
 -- Every landed line of every format is accounted for, file by file: the landing sources (and the
 -- binary Avro containers' records, counted like lines) and the reconciliation mart count the same
--- lines. Files that passed in an earlier build are not read again (see data_tests_passed_until).
+-- lines. Files that passed in an earlier build are not read again (see data_tests_passed_until):
+-- only those modified since the oldest file not passed, as landed_lines_not_loaded reads.
 {%- set reconciliation = ref('fct_message_reconciliation') -%}
 {%- set passed_until = data_tests_passed_until() -%}
-{%- set passed_files = [] -%}
 {%- if passed_until is not none -%}
-    {%- set passed_files = run_query(
-        'select file_path from ' ~ reconciliation ~ ' where loaded_at <= timestamp_micros(' ~ passed_until | int ~ ')'
-    ).columns[0].values() -%}
+    {%- set passed = 'select file_path from ' ~ reconciliation ~ ' where loaded_at <= timestamp_micros(' ~ passed_until | int ~ ')' -%}
+    {%- set since = oldest_landed_file_not_in(var('cdc_formats').keys(), passed) -%}
 {%- endif %}
 
 with
 
 landed as (
 
-    select *
-    from ({{ landed_line_counts() }})
-    where {{ not_in_literals('file_path', passed_files) }}
+    select
+        counts.source_format,
+        counts.file_path,
+        counts.landed_lines
+    from ({{ landed_line_counts() }}) as counts
+    {%- if passed_until is not none %}
+    left anti join ({{ passed }}) as passed on counts.file_path = passed.file_path
+    where {{ not_before_micros('counts.landed_at', since) }}
+    {%- endif %}
 
 ),
 
 reconciled as (
 
     select
-        source_format,
-        file_path,
-        landed_lines
-    from {{ reconciliation }}
-    where {{ not_in_literals('file_path', passed_files) }}
+        reconciled.source_format,
+        reconciled.file_path,
+        reconciled.landed_lines
+    from {{ reconciliation }} as reconciled
+    {%- if passed_until is not none %}
+    left anti join ({{ passed }}) as passed on reconciled.file_path = passed.file_path
+    {%- endif %}
 
 )
 

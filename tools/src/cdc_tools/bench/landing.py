@@ -36,7 +36,8 @@ INCREMENT_DIVISOR = 100  # steps 5 and 6 land N / 100 more
 @dataclass
 class FormatCount:
     messages: int = 0
-    row_changes: int = 0
+    row_changes: int = 0  # as the facts count them: a redelivered statement's rows not again
+    sent_row_changes: int = 0  # as a job that keeps every delivery writes them
 
 
 @dataclass
@@ -103,7 +104,8 @@ def land(
             if statement.table is not None:
                 table = statement.table
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
-            rows = 0 if redelivery else len(expected_row_changes(statement))
+            sent_rows = len(expected_row_changes(statement))
+            rows = 0 if redelivery else sent_rows
             segment = segments[current]
             segment.statements += 0 if redelivery else 1
             for encoder in encoders:
@@ -113,6 +115,7 @@ def land(
                 count = segment.formats[encoder.name]
                 count.messages += len(lines)
                 count.row_changes += rows
+                count.sent_row_changes += sent_rows
                 landed += len(lines)
             if landed >= end:
                 _close(writers)

@@ -1,8 +1,8 @@
 """The explicit message schemas the staging models parse payloads with, for the floor job.
 
-A format's schemas are the argument-less dbt macros of `macros/formats/<format>.sql` named
-`<format>_*schema` (`canal_json_message_schema`, ...): they are rendered by one
-`dbt compile --inline`, so the floor parses with exactly the text the models use.
+A format's schema is the argument-less dbt macro `<format>_message_schema` of
+`macros/formats/<format>.sql` (a format's other `*_schema` macros are pieces of it): they are
+rendered by one `dbt compile --inline`, so the floor parses with exactly the text the models use.
 """
 
 from __future__ import annotations
@@ -17,14 +17,10 @@ _MACRO = re.compile(r"{%-?\s*macro\s+(\w+)\s*\(\s*\)")
 
 
 def schema_macros(project_dir: Path, format_name: str) -> list[str]:
-    """The format's argument-less `<format>_*schema` macros, sorted by name."""
+    """The format's argument-less `<format>_message_schema` macro, if it has one."""
     path = project_dir / "macros" / "formats" / f"{format_name}.sql"
-    names = {
-        name
-        for name in (_MACRO.findall(path.read_text()) if path.exists() else [])
-        if name.startswith(f"{format_name}_") and name.endswith("schema")
-    }
-    return sorted(names)
+    defined = _MACRO.findall(path.read_text()) if path.exists() else []
+    return [name for name in defined if name == f"{format_name}_message_schema"]
 
 
 def inline_template(macros: Mapping[str, list[str]]) -> str:
