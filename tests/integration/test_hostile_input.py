@@ -472,11 +472,13 @@ def _tampered(name: str) -> str:
     return "tampered_" + name.replace(".", "__")
 
 
+def _file(path: str) -> str:
+    """A landed file's `_metadata`, as a whole-file table gives it."""
+    return f"named_struct('file_path', '{path}', 'file_modification_time', timestamp'2024-01-01 00:00:00')"
+
+
 # f1 holds two lines, f2 one without a final line terminator.
-LANDED_FILES = (
-    r"select * from values (named_struct('file_path', 'f1'), 'x\ny\n'), (named_struct('file_path', 'f2'), 'z')"
-    " as t(_metadata, value)"
-)
+LANDED_FILES = rf"select * from values ({_file('f1')}, 'x\ny\n'), ({_file('f2')}, 'z') as t(_metadata, value)"
 
 
 def _reconciliation(*rows: str) -> str:
@@ -504,8 +506,8 @@ def manifest(hostile: Build) -> dict[str, Any]:
 
 def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, manifest: dict) -> None:
     test = _data_test(manifest, "assert_landed_lines_reconcile")
-    no_lines = "select * from values ('', 0) as t(file_path, line_number) where false"
-    no_files = "select named_struct('file_path', '') as _metadata, '' as value where false"
+    no_lines = "select * from values ('', 0, timestamp'2024-01-01') as t(file_path, line_number, landed_at) where false"
+    no_files = f"select {_file('')} as _metadata, '' as value where false"
     landings = {f"{name}.landed_lines": no_lines for name in FORMAT_NAMES}
     landed_files = {f"{name}.landed_lines__files": no_files for name in FORMAT_NAMES}
     containers = {
@@ -524,8 +526,8 @@ def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, ma
         return _run_on(spark, manifest, test, relations)
 
     # Five lines, the last one CRLF-terminated; an empty file has none to reconcile.
-    nine = r"select * from values (named_struct('file_path', 'f9'), 'a\n\nb\nc\nd\r\n') as t(_metadata, value)"
-    empty = r"select * from values (named_struct('file_path', 'f9'), '') as t(_metadata, value)"
+    nine = rf"select * from values ({_file('f9')}, 'a\n\nb\nc\nd\r\n') as t(_metadata, value)"
+    empty = f"select * from values ({_file('f9')}, '') as t(_metadata, value)"
     assert (
         run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)", debezium=nine) == 0
     )
