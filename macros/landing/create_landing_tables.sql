@@ -132,9 +132,10 @@
 
 
 {#- Per landed file of every format of var('cdc_formats') (and its modification time, landed_at):
-    its lines, and per binary container file, its records: what the landing holds, to reconcile with (an empty file holds none). Lines are
-    counted from the files by their terminators (and a last line without one), not through the
-    line views, so the check does not repeat their split and costs one scan. -#}
+    its lines, and per binary container file, its records: what the landing holds, to reconcile
+    with (an empty file holds none). Lines are counted from the files by their terminators (and
+    a last line without one), not through the line views, so the check does not repeat their
+    split and costs one scan. -#}
 {% macro landed_line_counts() -%}
     {%- for format, landing in var('cdc_formats').items() %}
     select

@@ -32,9 +32,7 @@ reconciled as (
         reconciled.file_path,
         reconciled.landed_lines
     from {{ reconciliation }} as reconciled
-    {%- if passed_until is not none %}
-    left anti join ({{ passed }}) as passed on reconciled.file_path = passed.file_path
-    {%- endif %}
+    where {{ loaded_since_data_tests_passed() }}
 
 )
 
