@@ -32,6 +32,9 @@
                 then {{ connect_zoned_timestamp_text(value_text) }}
             when {{ logical_type }} = 'io.debezium.data.Bits'
                 then {{ connect_bits_text(value_text) }}
+            when {{ logical_type }} in (
+                'io.debezium.data.geometry.Geometry', 'io.debezium.data.geometry.Geography', 'io.debezium.data.geometry.Point'
+            ) then {{ connect_geometry_text(value) }}
             when {{ logical_type }} is null and {{ field_schema }}.type = 'bytes' then {{ connect_bytes_text(value_text) }}
         end,
         {{ value_text }}

@@ -95,6 +95,19 @@
 {%- endmacro %}
 
 
+{#- io.debezium.data.geometry.Geometry, Geography and Point: base64 `wkb` (PostGIS: EWKB) and
+    `srid`. Given as the bytes MySQL keeps a geometry in, as ISO-8859-1 text (the text canal
+    sends): the SRID as 4 little-endian bytes (0 when absent), then the WKB. NULL without `wkb`
+    (a Postgres POINT may send only `x` and `y`). int_row_changes_labelled gives it as WKT. -#}
+{% macro connect_geometry_text(value) -%}
+    concat(
+        -- An ISO-8859-1 character is one byte: reversing the big-endian SRID's text reverses its bytes.
+        reverse(decode(unhex(lpad(hex(coalesce({{ json_value_get(value, '$.srid', 'int') }}, 0)), 8, '0')), 'ISO-8859-1')),
+        {{ connect_bytes_text(json_value_get(value, '$.wkb', 'string')) }}
+    )
+{%- endmacro %}
+
+
 {#- io.debezium.data.Bits (MySQL BIT(n>1)): base64 of the bits as little-endian bytes. Given as
     the unsigned number the bits spell, e.g. b'101' is "5". -#}
 {% macro connect_bits_text(value_text) -%}

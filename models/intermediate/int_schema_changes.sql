@@ -1,3 +1,7 @@
+-- A table, unlike the other intermediate models: schema changes are few, and int_row_changes reads
+-- all of them for the tables' keys, which over a view would scan every staged message each run.
+{{ config(materialized='incremental', unique_key=['file_path', 'line_number', 'message_index']) }}
+
 select
     {{ change_id() }} as change_id,
     source_format,
@@ -30,5 +34,5 @@ from (
         *,
         {{ change_identity(['database_name', 'table_name', 'source_operation', 'sql_text']) }} as change_identity
     from {{ ref('int_messages') }}
-    where disposition = 'schema_change'
+    where disposition = 'schema_change' and {{ loaded_after_this() }}
 ) as schema_changes

@@ -14,7 +14,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from cdc_lakehouse.avro.oms import binary_values, images_json, wkb_to_wkt
+from cdc_lakehouse.avro.oms import binary_values, images_json
 from cdc_tools.generator.formats.oms_avro import UNSET_FIELDS, image_bytes
 from support.compiled_models import LANDING, run_compiled, seed, staged
 
@@ -422,27 +422,6 @@ def test_image_bytes_round_trip_to_the_json_encoding() -> None:
     assert json.loads(images_json(image_bytes(image)) or "null") == image
     assert images_json(image_bytes(image)[:-1]) is None
     assert images_json(image_bytes(image) + b"\x00") is None
-
-
-def test_wkb_to_wkt_covers_every_geometry_kind() -> None:
-    line = struct.pack("<BII4d", 1, 2, 2, 0, 0, 1.5, -2)
-    polygon = struct.pack("<BIII8d", 1, 3, 1, 4, 0, 0, 1, 0, 1, 1, 0, 0)
-    multipoint = struct.pack("<BII", 1, 4, 2) + _point(1, 2) + _point(3, 4, ">")
-    collection = struct.pack("<BII", 1, 7, 2) + _point(1, 2) + line
-    ewkb = struct.pack("<BII", 1, 0x20000001, 4326) + struct.pack("<dd", 5, 6)
-    point_z = struct.pack("<BI3d", 1, 1001, 1, 2, 3)
-    assert wkb_to_wkt(_point(116.397, 39.908)) == "POINT(116.397 39.908)"
-    assert wkb_to_wkt(_point(1, -2, ">")) == "POINT(1 -2)"
-    assert wkb_to_wkt(line) == "LINESTRING(0 0,1.5 -2)"
-    assert wkb_to_wkt(polygon) == "POLYGON((0 0,1 0,1 1,0 0))"
-    assert wkb_to_wkt(multipoint) == "MULTIPOINT((1 2),(3 4))"
-    assert wkb_to_wkt(collection) == "GEOMETRYCOLLECTION(POINT(1 2),LINESTRING(0 0,1.5 -2))"
-    assert wkb_to_wkt(ewkb) == "POINT(5 6)"
-    assert wkb_to_wkt(point_z) == "POINT Z (1 2 3)"
-    assert wkb_to_wkt(_point(1, 2)[:-1]) is None
-    assert wkb_to_wkt(_point(1, 2) + b"\x00") is None
-    assert wkb_to_wkt(b"\x07" + _point(1, 2)[1:]) is None
-    assert wkb_to_wkt(b"") is None
 
 
 def test_json_encoded_records_become_containers_with_their_branches(tmp_path) -> None:

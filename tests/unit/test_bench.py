@@ -242,20 +242,23 @@ def test_assemble_counts_the_history_and_keeps_every_step(landing) -> None:
     assert result["staging_rows_per_s"]["debezium_json"] is None  # no debezium model in STEPS
     assert result["peak_rss_mib"] == 2000.0
     assert result["steps"] is STEPS
-    assert [goal["met"] for goal in result["goals"]] == [False, True, True, None]
+    assert [goal["met"] for goal in result["goals"]] == [True, False, False, False, None, True]
 
 
 def test_goals_are_judged_and_unmeasurable_ones_say_so() -> None:
-    ratios = {
-        "ratio_full_build_to_handwritten": 2.5,
-        "ratio_incremental_history_growth": 1.25,
-        "ratio_incremental_to_full": 0.3,
+    wall = {
+        "ratio_full_build_to_handwritten": 4.5,
         "ratio_full_build_to_floor": 10.0,
+        "ratio_incremental_to_full": 0.1,
+        "ratio_incremental_history_growth": 1.5,
     }
-    met = [g["met"] for g in report.goals(ratios, {"canal_json": 200.0, "oms_avro": 100.0, "dts_avro": 150.0})]
-    assert met == [False, True, False, True]
-    assert report.goals(ratios, {"canal_json": 200.0, "oms_avro": 90.0})[3]["value"] == 0.45
-    assert report.goals(ratios, {"canal_json": 200.0})[3]["met"] is None
+    cpu = {**wall, "ratio_incremental_history_growth": 1.05}  # growth is judged on CPU seconds
+    rates = {"canal_json": 200.0, "oms_avro": 140.0, "dts_avro": 150.0}
+    assert [g["met"] for g in report.goals(wall, cpu, rates, 7000.0)] == [True, False, True, True, True, False]
+    assert report.goals(wall, cpu, rates, 7000.0)[5]["value"] == 6.84
+    assert report.goals(wall, cpu, {"canal_json": 200.0, "oms_avro": 90.0}, None)[4]["value"] == 0.45
+    unmeasured = report.goals(wall, cpu, {"canal_json": 200.0}, None)
+    assert (unmeasured[4]["met"], unmeasured[5]["met"]) == (None, None)
 
 
 # ------------------------------------------------------------------------ Spark jobs
@@ -311,4 +314,5 @@ def test_summary_names_every_step_ratio_and_goal(landing) -> None:
     for name in STEPS:
         assert f"  {name} " in text
     assert "ratio_incremental_history_growth   1.25 (CPU: 1.5)" in text
-    assert "goal ratio_full_build_to_handwritten <= 2: 2.5 (NOT met)" in text
+    assert "goal ratio_full_build_to_handwritten <= 5: 2.5 (met)" in text
+    assert "goal ratio_full_build_to_floor <= 8: 10.0 (NOT met)" in text

@@ -1,6 +1,6 @@
 """What OceanBase OMS Avro records (004) need that Spark SQL cannot do: the Avro binary
-encoding of a shard set's images, and WKB geometries to WKT. The staging SQL
-(models/staging/oms_avro) does the rest.
+encoding of a shard set's images, and WKB geometries to WKT (`cdc_lakehouse.geometry`). The
+staging SQL (models/staging/oms_avro) does the rest.
 
 Shards: a record too large for one message comes as `total` records whose
 `beforeImageBytes`/`afterImageBytes` are consecutive pieces of the Avro binary encoding of the
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import struct
 from functools import cache
 from typing import Any
 
@@ -23,84 +22,10 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import MapType, StringType
 
 from cdc_lakehouse.avro import record_schema
+from cdc_lakehouse.geometry import wkb_to_wkt
 
 # What a JSON text holds in place of images whose bytes do not decode: it parses to no image.
 UNDECODABLE = "undecodable"
-
-
-def wkb_to_wkt(wkb: bytes) -> str | None:
-    """WKT of a WKB (ISO or EWKB, either byte order, Z/M coordinates); None when broken."""
-    try:
-        text, end = _read_geometry(wkb, 0)
-    except (IndexError, ValueError, KeyError):
-        return None
-    return text if end == len(wkb) else None
-
-
-_KINDS = {1: "POINT", 2: "LINESTRING", 3: "POLYGON", 4: "MULTIPOINT", 5: "MULTILINESTRING",
-          6: "MULTIPOLYGON", 7: "GEOMETRYCOLLECTION"}  # fmt: skip
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if value.is_integer() and abs(value) < 1e17 else repr(value)
-
-
-def _read_geometry(wkb: bytes, at: int) -> tuple[str, int]:
-    order = {0: "big", 1: "little"}[wkb[at]]
-    code = int.from_bytes(wkb[at + 1 : at + 5], order)
-    at += 5
-    if code & 0x20000000:  # EWKB SRID flag: the SRID follows (the record carries its own)
-        at += 4
-    has_z = bool(code & 0x80000000) or code % 0x20000000 // 1000 in (1, 3)
-    has_m = bool(code & 0x40000000) or code % 0x20000000 // 1000 in (2, 3)
-    code &= 0x0FFFFFFF
-    if code // 1000 > 3:
-        raise ValueError("unknown geometry type")
-    kind = _KINDS[code % 1000]
-    suffix = " " + "Z" * has_z + "M" * has_m + " " if has_z or has_m else ""
-    body, at = _read_body(wkb, at, order, kind, 2 + has_z + has_m)
-    return f"{kind}{suffix}{body}", at
-
-
-def _read_points(wkb: bytes, at: int, order: str, dims: int, count: int) -> tuple[str, int]:
-    fmt = ("<" if order == "little" else ">") + "d" * dims
-    points = []
-    for _ in range(count):
-        chunk = wkb[at : at + 8 * dims]
-        if len(chunk) != 8 * dims:
-            raise ValueError("truncated")
-        points.append(" ".join(_number(x) for x in struct.unpack(fmt, chunk)))
-        at += 8 * dims
-    return ",".join(points), at
-
-
-def _read_count(wkb: bytes, at: int, order: str) -> tuple[int, int]:
-    if at + 4 > len(wkb):
-        raise ValueError("truncated")
-    count = int.from_bytes(wkb[at : at + 4], order)
-    if count > len(wkb):
-        raise ValueError("impossible count")
-    return count, at + 4
-
-
-def _read_body(wkb: bytes, at: int, order: str, kind: str, dims: int) -> tuple[str, int]:
-    if kind == "POINT":
-        text, at = _read_points(wkb, at, order, dims, 1)
-        return f"({text})", at
-    count, at = _read_count(wkb, at, order)
-    if kind == "LINESTRING":
-        text, at = _read_points(wkb, at, order, dims, count)
-        return f"({text})", at
-    parts = []
-    for _ in range(count):
-        if kind == "POLYGON":
-            ring_count, at = _read_count(wkb, at, order)
-            ring, at = _read_points(wkb, at, order, dims, ring_count)
-            parts.append(f"({ring})")
-        else:
-            member, at = _read_geometry(wkb, at)
-            parts.append(member if kind == "GEOMETRYCOLLECTION" else member[member.index("(") :])
-    return "(" + ",".join(parts) + ")", at
 
 
 def images_json(image_bytes: bytes) -> str | None:
