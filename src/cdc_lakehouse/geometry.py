@@ -3,8 +3,8 @@
 Staging gives a geometry column's value as the bytes MySQL keeps it in, as ISO-8859-1 text: the
 SRID as 4 little-endian bytes, then the WKB. That is the text canal sends; Debezium's staging
 builds it from `wkb` and `srid`; DTS may send the WKB alone (its SRID is then 0). WKB is a
-recursive binary format of IEEE doubles that no Spark built-in reads: Python decodes it, for
-the row changes that hold a geometry column only. OMS decodes its own GeometryValue records in
+recursive binary format of IEEE doubles that no Spark built-in reads: Python decodes it, given
+only the distinct values of each row change's geometry columns. OMS decodes its own GeometryValue records in
 staging, which rejects the ones that do not read (`cdc_lakehouse.avro.oms`).
 """
 

@@ -117,10 +117,10 @@ def _debezium_insert(value: dict[str, Any], logical_type: str) -> str:
 
 def test_debezium_geometries_read_as_canal_s(spark: SparkSession, compiled: dict[str, str]) -> None:
     mysql = {"wkb": base64.b64encode(_point(116.397, 39.908)).decode(), "srid": 4326}
-    postgis = {"wkb": base64.b64encode(struct.pack("<BII", 1, 0x20000001, 3857) + struct.pack("<dd", 5, 6)).decode()}
+    ewkb = struct.pack("<BII", 1, 0x20000001, 3857) + struct.pack("<dd", 5, 6)
     lines = [
         _debezium_insert(mysql, "io.debezium.data.geometry.Geometry"),
-        _debezium_insert({**postgis, "srid": 3857}, "io.debezium.data.geometry.Geography"),
+        _debezium_insert({"wkb": base64.b64encode(ewkb).decode(), "srid": 3857}, "io.debezium.data.geometry.Geography"),
         _debezium_insert({"x": 1, "y": 2, "wkb": None, "srid": None}, "io.debezium.data.geometry.Point"),
     ]
     landed = spark.createDataFrame(
@@ -134,7 +134,7 @@ def test_debezium_geometries_read_as_canal_s(spark: SparkSession, compiled: dict
     messages = staged(run_compiled(spark, compiled["stg_debezium_json__messages"], relations))
     assert [m["after_image"]["place"] for m in messages[:2]] == [
         _mysql_value(4326, _point(116.397, 39.908)),
-        _mysql_value(3857, struct.pack("<BII", 1, 0x20000001, 3857) + struct.pack("<dd", 5, 6)),
+        _mysql_value(3857, ewkb),
     ]
     # A Point without its WKB stays as sent.
     assert json.loads(messages[2]["after_image"]["place"]) == {"x": 1, "y": 2, "wkb": None, "srid": None}
