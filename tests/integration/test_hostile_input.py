@@ -595,6 +595,28 @@ def test_one_outcome_per_message_fails_when_a_message_is_counted_twice(spark: An
     assert run(row, other, "('canal_json', 'f1', 1, 0, 'rejected')") == 1
 
 
+def test_not_null_columns_fails_with_each_column_holding_nulls(spark: Any, manifest: dict) -> None:
+    (test,) = [
+        node
+        for node in manifest["nodes"].values()
+        if node.get("test_metadata", {}).get("name") == "not_null_columns"
+        and node["attached_node"] == "model.cdc_lakehouse.fct_schema_changes"
+    ]
+    assert test["test_metadata"]["kwargs"]["columns"] == ["change_id", "source_format", "database_name", "ddl_kind"]
+    columns = "t(change_id, source_format, database_name, ddl_kind, loaded_at)"
+
+    def run(*rows: str) -> int:
+        changes = f"select * from values {', '.join(rows)} as {columns}"
+        return _run_on(spark, manifest, test, {"fct_schema_changes": changes})
+
+    full = "('c1', 'canal_json', 'shop', 'ALTER', timestamp'2024-01-01')"
+    assert run(full) == 0
+    assert run(full, "('c2', 'canal_json', null, 'ALTER', timestamp'2024-01-01')") == 1
+    # One failing row per column holding NULLs, however many rows hold them.
+    no_kind = "('c3', 'canal_json', 'shop', null, timestamp'2024-01-01')"
+    assert run(full, no_kind, no_kind, "('c4', null, null, 'DROP', timestamp'2024-01-01')") == 3
+
+
 # ---------------------------------------------------------------------------- freshness
 
 
