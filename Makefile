@@ -109,9 +109,11 @@ test-dbt-unit: setup
 		--vars '{landing_root: "$(FAST_DIR)/landing"}' --target-path $(FAST_DIR)/target --log-path $(FAST_DIR)/logs
 
 # pytest with dbt builds (end to end, equivalence of formats, hostile input, incremental runs,
-# the docs site in Chromium) and the adapter's Spark Connect and dbt build tests.
+# the docs site in Chromium) and the adapter's Spark Connect and dbt build tests. Two modules at
+# a time (pytest-xdist, a module per process): a small build leaves a core idle much of the time
+# (dbt's Python, Spark's planning, JVM starts), so two share the cores better than one.
 test-integration: setup browser
-	$(BIN)/pytest tests/integration
+	$(BIN)/pytest --numprocesses 2 --dist loadfile tests/integration
 	$(BIN)/pytest dbt-sparkpy/tests/integration
 
 # Spark 3.5's forms of the SQL: dbt's unit tests (every format's staging, its rejections, the
