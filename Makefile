@@ -111,7 +111,7 @@ test-dbt-unit: setup
 # pytest with dbt builds (end to end, equivalence of formats, hostile input, incremental runs,
 # the docs site in Chromium) and the adapter's Spark Connect and dbt build tests. Two modules at
 # a time (pytest-xdist, a module per process): a small build leaves a core idle much of the time
-# (dbt's Python, Spark's planning, JVM starts): 1,229 s against 1,596 one at a time (docs/testing.md).
+# (dbt's Python, Spark's planning, JVM starts); docs/testing.md has the times.
 test-integration: setup browser
 	$(BIN)/pytest --numprocesses 2 --dist loadfile tests/integration
 	$(BIN)/pytest dbt-sparkpy/tests/integration
