@@ -11,8 +11,7 @@ SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarr
 VENVDBX := .venv-databricks
 INSTALLEDDBX := $(VENVDBX)/.installed
 
-.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-low-priority \
-	test-databricks lint format docs \
+.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks lint format docs \
 	bench thrift-up thrift-down sql clean
 
 setup: $(INSTALLED) profiles.yml
@@ -66,17 +65,15 @@ demo: setup
 	$(BIN)/dbt build
 	$(BIN)/dbt docs generate
 
-# Everything CI runs: the builds (test-integration), and beside them at the lowest CPU priority
-# the fast checks, then the second run on Spark 3.5 (docs/spark-versions.md): those take the cycles
-# the builds leave idle (dbt's Python, JVM starts, the last module's minutes alone) without
-# slowing them. Then the project as dbt-databricks compiles it (docs/databricks.md), whose venv
-# installs meanwhile.
-test: setup
-	$(MAKE) --jobs=3 --output-sync=target test-integration test-low-priority $(INSTALLEDDBX)
-	$(MAKE) test-databricks
-
-test-low-priority: setup
-	nice -n 19 $(MAKE) --jobs=1 test-fast test-spark35
+# Everything CI runs: the fast checks, the builds, the second run on Spark 3.5
+# (docs/spark-versions.md), and the project as dbt-databricks compiles it (docs/databricks.md).
+# The Spark 3.5 and dbt-databricks venvs install while the builds run (the installs wait on the
+# network and the disk, the builds on the cores); their tests run after, one Spark build at a
+# time. The builds keep both cores busy: running the other tests beside them, even at the lowest
+# CPU priority, made the whole no shorter (docs/testing.md).
+test: test-fast
+	$(MAKE) --jobs=3 --output-sync=target test-integration $(INSTALLED35) $(INSTALLEDDBX)
+	$(MAKE) test-spark35 test-databricks
 
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
 # core of two busy (lint is Python; the others wait on Spark and dbt in turn): 6.5 min here

@@ -48,10 +48,8 @@ class DbtWorker:
             self.spark_dir.mkdir(parents=True, exist_ok=True)
             tests = Path(__file__).resolve().parents[1]
             with self.log_file.open("a") as log:
-                # Its own process group, so that `kill` ends the JVM with it; the test run's
-                # session, whose CPU priority it keeps (a new session gets a scheduling group of
-                # its own, which `nice` does not rank). Run as a module of tests/: dbt imports
-                # every top-level `dbt_*` module on the path as a plugin.
+                # Its own process group, so that `kill` ends the JVM with it. Run as a module of
+                # tests/: dbt imports every top-level `dbt_*` module on the path as a plugin.
                 self.proc = subprocess.Popen(
                     [sys.executable, "-u", "-m", "support.dbt_worker", str(self.spark_dir)],
                     cwd=tests.parent,
@@ -60,7 +58,7 @@ class DbtWorker:
                     stdout=subprocess.PIPE,
                     stderr=log,
                     text=True,
-                    process_group=0,
+                    start_new_session=True,
                 )
             threading.Thread(target=self._read_answers, args=(self.proc.stdout,), daemon=True).start()
         assert self.proc.stdin is not None
