@@ -33,10 +33,11 @@ SOURCES := $(shell find pyproject.toml src dbt-sparkpy/pyproject.toml dbt-sparkp
 # build/, whose modules outlive a move and would be packed again, so it starts empty. cdc-lakehouse
 # is uninstalled first: one installed before the adapter moved to dbt-sparkpy/ lists the adapter's
 # files as its own, and uninstalling it after dbt-sparkpy is in would delete them.
+UV := 'uv~=0.13.9'
 UV_PACKAGES := $(addprefix --reinstall-package ,cdc-lakehouse dbt-sparkpy cdc-lakehouse-tools)
 define install
 	rm -rf build dbt-sparkpy/build tools/build
-	$(1)/bin/pip install --quiet 'uv~=0.13.9'
+	$(1)/bin/pip install --quiet $(UV)
 	$(1)/bin/uv pip uninstall --quiet --python $(1)/bin/python cdc-lakehouse
 	$(1)/bin/uv pip install --quiet --python $(1)/bin/python $(UV_PACKAGES) $(DISTRIBUTIONS) $(2)
 endef
@@ -54,7 +55,7 @@ $(INSTALLED35): $(SOURCES)
 
 $(INSTALLEDDBX): Makefile
 	test -x $(VENVDBX)/bin/python || $(PYTHON) -m venv $(VENVDBX)
-	$(VENVDBX)/bin/pip install --quiet 'uv~=0.13.9'
+	$(VENVDBX)/bin/pip install --quiet $(UV)
 	$(VENVDBX)/bin/uv pip install --quiet --python $(VENVDBX)/bin/python 'dbt-databricks~=1.11.8' 'pytest~=9.0'
 	touch $@
 
