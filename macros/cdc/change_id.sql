@@ -46,12 +46,14 @@
 {#- A change's id: its identity (column `change_identity`), and where that needs it its copy
     number within its file, in arrival order: the same change landed twice in one file under
     `content` is two changes (an INSERT, DELETE and INSERT of one row in one second), a copy in
-    another file is a redelivery. -#}
+    another file is a redelivery. A file is loaded whole, in one run: partitioning by `loaded_at`
+    too numbers the same copies and lets a filter on `loaded_at` (an incremental model's newest
+    rows) reach the staged tables' scans, below the window, rather than number all history. -#}
 {% macro change_id(arrival_order='line_number, message_index') -%}
     if(
         {{ identity_counts_copies() }},
         md5(concat(change_identity, ':', cast(
-            row_number() over (partition by source_format, file_path, change_identity order by {{ arrival_order }})
+            row_number() over (partition by source_format, file_path, loaded_at, change_identity order by {{ arrival_order }})
             as string
         ))),
         change_identity

@@ -68,7 +68,8 @@
 
 {#- The listing (`listing_sql`) with what each of `replicas` holds now: its rows (the current
     versions of an SCD type 2 replica, the live rows of one with soft deletes), its distinct
-    and non-null keys among them, and its rows with a value in `_overflow`. -#}
+    and non-null keys among them, and its rows with a value in `_overflow`. The replicas' rows
+    are stacked and counted in one aggregation: one per replica took a shuffle each. -#}
 {% macro replica_stats_sql(listing_sql, replicas) -%}
     select
         listing.*,
@@ -78,29 +79,37 @@
         coalesce(stats.overflowing_rows, 0) as overflowing_rows
     from ({{ listing_sql }}) as listing
     left join (
-        {%- for replica in replicas %}
         select
-            {{ string_literal(replica.database_name) }} as database_name,
-            {{ string_literal(replica.table_name) }} as table_name,
+            database_name,
+            table_name,
             count(*) as replica_rows,
-            count(distinct _primary_key) as replica_keys,
-            count(_primary_key) as keyed_rows,
-            count_if(size(_overflow) > 0) as overflowing_rows
-        from {{ replica.relation }}
-        {%- if replica.options.get('scd_type') == 2 %}
-        where {{ 'dbt_valid_to' if replica.options.get('column_names') == 'dbt_snapshot' else '_valid_to' }} is null
-        {%- elif replica.options.get('deletes') == 'soft' %}
-        where not _is_deleted
-        {%- endif %}
-        {{ 'union all' if not loop.last }}
-        {%- else %}
-        select
-            cast(null as string) as database_name,
-            cast(null as string) as table_name,
-            {%- for count in ('replica_rows', 'replica_keys', 'keyed_rows', 'overflowing_rows') %}
-            cast(0 as bigint) as {{ count }}{{ ',' if not loop.last }}
+            count(distinct primary_key) as replica_keys,
+            count(primary_key) as keyed_rows,
+            count_if(is_overflowing) as overflowing_rows
+        from (
+            {%- for replica in replicas %}
+            select
+                {{ string_literal(replica.database_name) }} as database_name,
+                {{ string_literal(replica.table_name) }} as table_name,
+                _primary_key as primary_key,
+                size(_overflow) > 0 as is_overflowing
+            from {{ replica.relation }}
+            {%- if replica.options.get('scd_type') == 2 %}
+            where {{ 'dbt_valid_to' if replica.options.get('column_names') == 'dbt_snapshot' else '_valid_to' }} is null
+            {%- elif replica.options.get('deletes') == 'soft' %}
+            where not _is_deleted
+            {%- endif %}
+            {{ 'union all' if not loop.last }}
+            {%- else %}
+            select
+                cast(null as string) as database_name,
+                cast(null as string) as table_name,
+                cast(null as string) as primary_key,
+                false as is_overflowing
+            where false
             {%- endfor %}
-        {%- endfor %}
+        ) as replica_rows
+        group by database_name, table_name
     ) as stats
         on listing.database_name = stats.database_name and listing.table_name = stats.table_name
 {%- endmacro %}
