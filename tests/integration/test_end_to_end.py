@@ -30,7 +30,7 @@ import pytest
 
 from support.dbt_harness import (
     ANSI_MODE,
-    BUILD_WITHOUT_UNIT_TESTS,
+    DATA_BUILD,
     EPOCH,
     MARTS,
     REPO,
@@ -245,11 +245,11 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     profiles = profiles_dir(root)
     worker = DbtWorker(root / "spark")
     started = {
-        "samples": Build("samples", root / "samples", BUILD_WITHOUT_UNIT_TESTS, env=ANSI_MODE, worker=worker),
+        "samples": Build("samples", root / "samples", DATA_BUILD, env=ANSI_MODE, worker=worker),
         "custom": Build(
             "custom landing root",
             root / "custom",
-            BUILD_WITHOUT_UNIT_TESTS,
+            DATA_BUILD,
             _write_landing(root / "landing"),
             schema="cdc_custom",
             env=ANSI_MODE,

@@ -36,7 +36,7 @@ from cdc_tools.generator.stream import final_tables
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
 from cdc_tools.registry import project_formats
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
-from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, REPO, Build, ThriftServer, file_name, profiles_dir
+from support.dbt_harness import DATA_BUILD, REPO, Build, ThriftServer, file_name, profiles_dir
 
 # Every format the project reads; those with binary container files land in both encodings.
 REGISTRY = project_formats(REPO)
@@ -103,7 +103,7 @@ def builds(root: Path, landing: Path, server: ThriftServer) -> Iterator[dict[str
         target: Build(
             f"format equivalence ({target})",
             root / target,
-            BUILD_WITHOUT_UNIT_TESTS,
+            DATA_BUILD,
             landing,
             driver_memory="2g",
             target=target,

@@ -42,7 +42,7 @@ from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.stream import logical_stream
 from cdc_tools.registry import project_formats
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
-from support.dbt_harness import ANSI_MODE, BUILD_WITHOUT_UNIT_TESTS, MARTS, REPO, Build, file_name, profiles_dir
+from support.dbt_harness import ANSI_MODE, DATA_BUILD, MARTS, REPO, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 from support.hostile_inputs import (
     FORMAT_RULES,
@@ -167,7 +167,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterat
         "hostile": Build(
             "hostile input",
             root / "hostile",
-            BUILD_WITHOUT_UNIT_TESTS,
+            DATA_BUILD,
             landing.root,
             driver_memory="2g",
             dbt_vars=landing.dbt_vars,

@@ -40,7 +40,7 @@ import pytest
 
 from cdc_tools.generator.formats import FORMATS as ENCODERS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, FormatCounts, generate
-from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, MARTS, Build, file_name, profiles_dir
+from support.dbt_harness import DATA_BUILD, MARTS, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
 FORMATS = tuple(ENCODERS)
@@ -168,7 +168,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
 
     try:
         landed = [_land(parts[0], generated, landing)]
-        run(BUILD_WITHOUT_UNIT_TESTS)
+        run(DATA_BUILD)
         landed.append(_land(parts[1], generated, landing))
         killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
         workers.append(DbtWorker(workers[0].spark_dir))
@@ -177,7 +177,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         original = next(path for path in landed[0] if path.parent.name == REDELIVERED_FORMAT)
         copy = original.with_name(REDELIVERED_NAME)
         shutil.copy(original, copy)  # a new file: landed now
-        build_after_part_3 = run(BUILD_WITHOUT_UNIT_TESTS)
+        build_after_part_3 = run(DATA_BUILD)
         after_part_3 = build_after_part_3.marts()
         manifest = json.loads((build_after_part_3.target_dir / "manifest.json").read_text())
         after_part_3_tests = {

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from support.dbt_harness import BUILD_WITHOUT_UNIT_TESTS, Build, file_name, profiles_dir
+from support.dbt_harness import DATA_BUILD, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
 LANDED_EPOCH = 1_767_225_600  # the files' modification time: 2026-01-01T00:00:00Z
@@ -102,10 +102,8 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     _land(landing)
     profiles = profiles_dir(root)
     worker = DbtWorker(root / "spark")  # both builds on one warehouse, the second incremental
-    first = Build("landed files", root / "first", BUILD_WITHOUT_UNIT_TESTS, landing, worker=worker)
-    after_append = Build(
-        "landed files after an append", root / "second", BUILD_WITHOUT_UNIT_TESTS, landing, worker=worker
-    )
+    first = Build("landed files", root / "first", DATA_BUILD, landing, worker=worker)
+    after_append = Build("landed files after an append", root / "second", DATA_BUILD, landing, worker=worker)
     try:
         first.start(profiles)
         first.wait()

@@ -50,8 +50,9 @@ MARTS = (
     "dim_replica_columns",
 )
 DBT_TIMEOUT_S = 1800
-# dbt unit tests do not depend on the landed data: `make test-dbt-unit` runs them, once per Spark.
-BUILD_WITHOUT_UNIT_TESTS = ["build", "--exclude", "test_type:unit"]
+# A build of the landed data, without the tests that do not read it: dbt's unit tests and the
+# seeds' data tests, which `make test-dbt-unit` runs once per Spark.
+DATA_BUILD = ["build", "--exclude", "test_type:unit", "test_type:data,path:seeds"]
 
 # Builds with Spark's ANSI SQL mode on (the profile's ansi_mode), as Spark 4 and Databricks SQL
 # warehouses run by default: bad input must still be rejected with a reason, never fail a query.
