@@ -26,12 +26,19 @@
 {%- endmacro %}
 
 
-{#- on-run-end: after a `dbt build` in which every data test of the project ran and passed (or
-    warned: a warning reports, it does not fail), every row loaded so far has been tested. -#}
+{#- on-run-end: after a `dbt build` in which every data test of the project that reads loaded
+    rows ran and passed (or warned: a warning reports, it does not fail), every row loaded so far
+    has been tested. The seeds' tests read no loaded row: a build may leave them out. -#}
 {% macro record_data_tests_passed(results) %}
     {%- if execute and flags.WHICH == 'build' -%}
         {%- set passed = results | selectattr('status', 'in', ['pass', 'warn']) | map(attribute='node.unique_id') | list -%}
-        {%- set data_tests = graph.nodes.values() | selectattr('resource_type', 'equalto', 'test') | map(attribute='unique_id') -%}
+        {%- set seeds = graph.nodes.values() | selectattr('resource_type', 'equalto', 'seed') | map(attribute='unique_id') | list -%}
+        {%- set data_tests = [] -%}
+        {%- for node in graph.nodes.values() if node.resource_type == 'test' -%}
+            {%- if node.depends_on.nodes | reject('in', seeds) | list -%}
+                {%- do data_tests.append(node.unique_id) -%}
+            {%- endif -%}
+        {%- endfor -%}
         {%- if data_tests | reject('in', passed) | list | length == 0 -%}
             {%- set relation = data_tests_passed_relation() -%}
             {%- do run_query('drop table if exists ' ~ relation) -%}
