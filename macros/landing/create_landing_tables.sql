@@ -3,26 +3,70 @@
     `landed_lines`, one row per line of the files its `lines` glob matches (all files when
     absent), and where it lands binary Avro containers, `landed_container_files`, one row per
     file its `containers` glob matches; and the listing of every file in the folder, to account
-    for those not read. `dbt compile --no-introspect` runs no queries, so it compiles without a
-    warehouse. -#}
+    for those not read. Defining them takes the metastore about sixty statements, so a run
+    defines them only when a landing schema lacks one or holds other definitions (another
+    landing root, glob or format; this file changed), and under --full-refresh: the digest of
+    the definitions is a property of each landing schema. `dbt compile --no-introspect` runs no
+    queries, so it compiles without a warehouse. -#}
 {% macro create_landing_tables() %}
     {%- if execute and flags.INTROSPECT is not false -%}
         {%- set landing_root = absolute_path(var('landing_root')) -%}
+        {%- set tables = {} -%}
         {%- for format, landing in var('cdc_formats').items() -%}
             {%- set folder = landing_root ~ '/' ~ format -%}
             {%- set lines = landing_source(format, 'landed_lines') -%}
-            {%- do create_landing_table(lines, folder, landing.lines) -%}
-            {%- do run_query('drop table if exists ' ~ landing_listing_table(lines)) -%}
-            {%- do run_query(landing_files_table_sql(landing_listing_table(lines), folder, data_source='binaryFile')) -%}
+            {%- do tables.update(landing_table_definitions(lines, folder, landing.lines)) -%}
+            {%- do tables.update({
+                landing_listing_table(lines): landing_files_table_sql(landing_listing_table(lines), folder, data_source='binaryFile')
+            }) -%}
             {%- if landing.containers -%}
-                {%- do create_landing_table(
+                {%- do tables.update(landing_table_definitions(
                     landing_source(format, 'landed_container_files'), folder, landing.containers, 'binaryFile'
-                ) -%}
+                )) -%}
             {%- endif -%}
         {%- endfor -%}
+        {%- set digest = local_md5(tables.values() | join(';')) -%}
+        {%- set schemas = [] -%}
+        {%- for name in tables if name.split('.')[0] not in schemas -%}
+            {%- do schemas.append(name.split('.')[0]) -%}
+            {%- do run_query('create schema if not exists ' ~ schemas[-1]) -%}
+        {%- endfor -%}
+        {%- set redefine = flags.FULL_REFRESH or not landing_tables_are_defined(schemas, tables, digest) -%}
+        {#- Spark replaces only views. A session that read a table before (dbt invoked again in
+            the same Python process) keeps the file listing it made then, until refreshed. -#}
+        {%- for name, definition in tables.items() if definition.startswith('create table') -%}
+            {%- do run_query(('drop table if exists ' if redefine else 'refresh table ') ~ name) -%}
+        {%- endfor -%}
+        {%- if redefine -%}
+            {%- for definition in tables.values() -%}
+                {%- do run_query(definition) -%}
+            {%- endfor -%}
+            {%- for schema in schemas -%}
+                {%- do run_query("alter schema " ~ schema ~ " set dbproperties ('cdc_landing_tables' = '" ~ digest ~ "')") -%}
+            {%- endfor -%}
+        {%- endif -%}
+        {{- log('Landing tables ' ~ ('defined' if redefine else 'already defined') ~ ' over ' ~ landing_root, info=true) -}}
     {%- endif -%}
     select 1
 {% endmacro %}
+
+
+{#- Whether each of the landing schemas carries the digest of the tables' definitions and holds
+    every one of the tables (qualified names). -#}
+{% macro landing_tables_are_defined(schemas, tables, digest) -%}
+    {%- set held = [] -%}
+    {%- for schema in schemas -%}
+        {%- set properties = run_query('describe schema extended ' ~ schema).rows
+            | selectattr(0, 'equalto', 'Properties') | map(attribute=1) | join -%}
+        {%- if '(cdc_landing_tables,' ~ digest ~ ')' not in properties -%}
+            {{ return(false) }}
+        {%- endif -%}
+        {%- for row in run_query('show tables in ' ~ schema) -%}
+            {%- do held.append((schema ~ '.' ~ row[1]) | lower) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(tables | map('lower') | reject('in', held) | list == []) }}
+{%- endmacro %}
 
 
 {#- The source node a format declares for its landing table `table` (its YAML, under models/staging).
@@ -38,19 +82,16 @@
 {%- endmacro %}
 
 
-{#- A table reading the folder's files whole (`glob`: which ones), and the landing view over it:
-    one row per line of text files, or per file for binary ones. -#}
-{% macro create_landing_table(landing, folder, glob, data_source='text') -%}
+{#- The definitions (qualified name to DDL) of a table reading the folder's files whole (`glob`:
+    which ones) and of the landing view over it: one row per line of text files, or per file
+    for binary ones. -#}
+{% macro landing_table_definitions(landing, folder, glob, data_source='text') -%}
     {%- set files_table = landing_files_table(landing) -%}
     {%- set view = landing.schema ~ '.' ~ landing.identifier -%}
-    {%- do run_query('create schema if not exists ' ~ landing.schema) -%}
-    {%- do run_query('drop table if exists ' ~ files_table) -%}
-    {%- do run_query(landing_files_table_sql(files_table, folder, glob, data_source)) -%}
-    {%- if data_source == 'text' -%}
-        {%- do run_query(landing_lines_view_sql(view, files_table)) -%}
-    {%- else -%}
-        {%- do run_query(landing_binary_files_view_sql(view, files_table)) -%}
-    {%- endif -%}
+    {{ return({
+        files_table: landing_files_table_sql(files_table, folder, glob, data_source),
+        view: (landing_lines_view_sql if data_source == 'text' else landing_binary_files_view_sql)(view, files_table),
+    }) }}
 {%- endmacro %}
 
 

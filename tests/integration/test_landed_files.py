@@ -7,7 +7,8 @@ mark, an empty file (Spark lists no zero-byte file: it holds nothing to account 
 Avro folder a file that is no landing file. A `dbt build` over it
 succeeds; `fct_landed_files` gives each file its outcome, and the readable files' changes reach
 the facts with the values their lines hold. Then a line is appended to a loaded file, and the
-next build reports it as changed after its load.
+next build reports it as changed after its load, through the landing tables the first build
+defined. A run over another landing root defines them anew.
 """
 
 from __future__ import annotations
@@ -101,9 +102,19 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     landing = root / "landing"
     _land(landing)
     profiles = profiles_dir(root)
-    worker = DbtWorker(root / "spark")  # both builds on one warehouse, the second incremental
+    moved = root / "moved"  # another landing root, of one canal file
+    (moved / "canal_json").mkdir(parents=True)
+    (moved / "canal_json" / "moved.jsonl").write_bytes(_canal_insert(11) + _canal_insert(12))
+    worker = DbtWorker(root / "spark")  # the builds on one warehouse, the second incremental
     first = Build("landed files", root / "first", DATA_BUILD, landing, worker=worker)
     after_append = Build("landed files after an append", root / "second", DATA_BUILD, landing, worker=worker)
+    landing_moved = Build(
+        "landing tables over another root",
+        root / "moved_run",
+        ["run-operation", "create_landing_tables"],
+        moved,
+        worker=worker,
+    )
     try:
         first.start(profiles)
         first.wait()
@@ -114,7 +125,10 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
         os.utime(appended, (LANDED_EPOCH + 60, LANDED_EPOCH + 60))
         after_append.start(profiles)
         after_append.wait()
-        yield {"first": first, "after_append": after_append}
+        after_append.marts()
+        landing_moved.start(profiles)
+        landing_moved.wait()
+        yield {"first": first, "after_append": after_append, "landing_moved": landing_moved}
     finally:
         worker.close()
 
@@ -172,3 +186,17 @@ def test_a_file_appended_after_its_load_is_reported(builds: dict[str, Build]) ->
     # Its appended line is not loaded a second time, nor half: the facts keep the file as loaded.
     ids = sorted(int(change["after_image"]["id"]) for change in builds["after_append"].marts()["fct_row_changes"])
     assert ids == [1, 2, 3, 4, 5, 6, 7, 8]
+
+
+def test_landing_tables_are_defined_again_only_when_their_definitions_change(builds: dict[str, Build]) -> None:
+    """The first build defines the landing tables; the second finds them as defined and reads
+    the appended line through them (above); another landing root defines them anew, over it."""
+    first, after_append, moved = (builds[name] for name in ("first", "after_append", "landing_moved"))
+    assert f"Landing tables defined over {first.landing_root}\n" in first.output_file.read_text()
+    assert f"Landing tables already defined over {first.landing_root}\n" in after_append.output_file.read_text()
+    assert f"Landing tables defined over {moved.landing_root}\n" in moved.output_file.read_text()
+    lines = moved.tables(("canal_json",), suffix="_landing")["canal_json"]["rows"]  # its landed_lines
+    assert sorted((file_name(row["file_path"]), row["line_number"]) for row in lines) == [
+        ("moved.jsonl", 1),
+        ("moved.jsonl", 2),
+    ]
