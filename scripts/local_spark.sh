@@ -22,5 +22,7 @@ local_spark_args() {
         --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem
         # Spark 3.5's analyzer needs about 120 passes over the Debezium staging.
         --conf spark.sql.analyzer.maxIterations=200
+        # Parquet timestamps with statistics, which `loaded_at` filters skip row groups on.
+        --conf spark.sql.parquet.outputTimestampType=TIMESTAMP_MICROS
     )
 }

@@ -36,11 +36,12 @@ from pathlib import Path
 from typing import Any
 
 import fastavro
+import pyarrow.parquet as pq
 import pytest
 
 from cdc_tools.generator.formats import FORMATS as ENCODERS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, FormatCounts, generate
-from support.dbt_harness import DATA_BUILD, MARTS, Build, file_name, profiles_dir
+from support.dbt_harness import DATA_BUILD, MARTS, SCHEMA, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
 FORMATS = tuple(ENCODERS)
@@ -67,6 +68,8 @@ class Runs:
     rerun: dict[str, list[dict[str, Any]]]  # the marts and the staged tables
     full_refresh: dict[str, list[dict[str, Any]]]
     rerun_replicas: dict[str, list[dict[str, Any]]]  # each typed replica's rows, by relation name
+    # After step 5, each Parquet row group's loaded_at (min, max) statistics, by table; None: none.
+    loaded_at_row_groups: dict[str, list[tuple[Any, Any] | None]]
     full_refresh_replicas: dict[str, list[dict[str, Any]]]
 
 
@@ -189,6 +192,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         rerun = {name: table["rows"] for name, table in rerun_build.tables(MARTS + STAGED_TABLES).items()}
         rerun_replicas = _replicas(rerun_build)
         rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
+        loaded_at_row_groups = _loaded_at_row_groups(workers[0].spark_dir / "warehouse" / f"{SCHEMA}.db")
         full_refresh_build = run(["run", "--full-refresh"])
         yield Runs(
             landing,
@@ -200,11 +204,33 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             rerun,
             full_refresh_build.marts(),
             rerun_replicas,
+            loaded_at_row_groups,
             _replicas(full_refresh_build),
         )
     finally:
         for worker in workers:
             worker.close()
+
+
+def _loaded_at_row_groups(schema_dir: Path) -> dict[str, list[tuple[Any, Any] | None]]:
+    """Of the staged tables and the row-change tables, each Parquet row group's loaded_at
+    statistics, (min, max), or None where the file holds none."""
+    groups: dict[str, list[tuple[Any, Any] | None]] = {}
+    for table in (*STAGED_TABLES, "int_row_changes_labelled", "fct_row_changes"):
+        for path in sorted((schema_dir / table).glob("*.parquet")):
+            metadata = pq.ParquetFile(path).metadata
+            for index in range(metadata.num_row_groups):
+                row_group = metadata.row_group(index)
+                (column,) = [
+                    row_group.column(at)
+                    for at in range(row_group.num_columns)
+                    if row_group.column(at).path_in_schema == "loaded_at"
+                ]
+                stats = column.statistics
+                groups.setdefault(table, []).append(
+                    (stats.min, stats.max) if stats is not None and stats.has_min_max else None
+                )
+    return groups
 
 
 def _replicas(build: Build) -> dict[str, list[dict[str, Any]]]:
@@ -303,6 +329,20 @@ def test_same_file_landed_twice_gives_no_duplicate_row_changes(runs: Runs) -> No
     assert len({row["change_id"] for row in row_changes}) == len(row_changes)
     from_original = [row for row in row_changes if row["file_path"] == original]
     assert len(from_original) >= reconciled[original]["row_change_messages"]
+
+
+def test_row_groups_say_their_loaded_at_range_so_that_earlier_loads_are_skipped(runs: Runs) -> None:
+    """Every row group's statistics give its loaded_at range (INT64 microseconds: Spark's default,
+    INT96, has none), and a staged table's row groups hold one load each: an incremental model's
+    `loaded_at > <newest>` skips the row groups of earlier loads unread."""
+    assert sorted(runs.loaded_at_row_groups) == sorted((*STAGED_TABLES, "int_row_changes_labelled", "fct_row_changes"))
+    for table, groups in runs.loaded_at_row_groups.items():
+        assert None not in groups, table
+    for table in STAGED_TABLES:
+        groups = runs.loaded_at_row_groups[table]
+        assert all(low == high for low, high in groups), table
+        # Steps 1, 2 (before the kill) and 4 staged files; steps 3 and 5 found none.
+        assert len({low for low, _ in groups}) == 3, table
 
 
 def _compiled_test(runs: Runs, prefix: str) -> str:
