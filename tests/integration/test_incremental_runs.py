@@ -18,8 +18,9 @@ pieces land in different runs is rejected as incomplete_shards (docs/incremental
 Step 4 is a whole build, so the data tests (reconciliation included) run on incremental state;
 they read what was loaded since step 1, the last build whose data tests all passed: parts 2 and 3.
 
-The marts are read after steps 4, 5 and 6. `loaded_at` (when a row was loaded) is the only
-column that may differ between incremental and full-refresh builds.
+The marts are read after steps 4, 5 and 6, and after step 5 the Parquet footers of the staged
+and row-change tables (their row groups' `loaded_at` statistics). `loaded_at` (when a row was
+loaded) is the only column that may differ between incremental and full-refresh builds.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ SEED = 20240607
 FILE_BYTES = 12_000  # several files per format
 PARTS = 3
 STAGED_TABLES = tuple(f"stg_{name}__messages" for name in FORMATS)
+# The tables whose Parquet row groups' loaded_at statistics are read after step 5.
+LOADED_AT_TABLES = (*STAGED_TABLES, "int_row_changes_labelled", "fct_row_changes")
 # The copied file: a part-1 file of this format, landed again with part 3 under another name.
 REDELIVERED_FORMAT = "canal_json"
 REDELIVERED_NAME = "redelivered-copy.jsonl"
@@ -213,10 +216,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
 
 
 def _loaded_at_row_groups(schema_dir: Path) -> dict[str, list[tuple[Any, Any] | None]]:
-    """Of the staged tables and the row-change tables, each Parquet row group's loaded_at
-    statistics, (min, max), or None where the file holds none."""
+    """Of each of LOADED_AT_TABLES, each Parquet row group's loaded_at statistics, (min, max), or
+    None where the file holds none."""
     groups: dict[str, list[tuple[Any, Any] | None]] = {}
-    for table in (*STAGED_TABLES, "int_row_changes_labelled", "fct_row_changes"):
+    for table in LOADED_AT_TABLES:
         for path in sorted((schema_dir / table).glob("*.parquet")):
             metadata = pq.ParquetFile(path).metadata
             for index in range(metadata.num_row_groups):
@@ -335,7 +338,7 @@ def test_row_groups_say_their_loaded_at_range_so_that_earlier_loads_are_skipped(
     """Every row group's statistics give its loaded_at range (INT64 microseconds: Spark's default,
     INT96, has none), and a staged table's row groups hold one load each: an incremental model's
     `loaded_at > <newest>` skips the row groups of earlier loads unread."""
-    assert sorted(runs.loaded_at_row_groups) == sorted((*STAGED_TABLES, "int_row_changes_labelled", "fct_row_changes"))
+    assert sorted(runs.loaded_at_row_groups) == sorted(LOADED_AT_TABLES)
     for table, groups in runs.loaded_at_row_groups.items():
         assert None not in groups, table
     for table in STAGED_TABLES:
