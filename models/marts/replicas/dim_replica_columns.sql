@@ -4,7 +4,7 @@
 -- COLUMN counts for the name the first rename after it gave.
 with
 
-observed as (
+observations as (
 
     select
         database_name,
@@ -48,14 +48,61 @@ column_ddl as (
 
 ),
 
+rename_times as (
+
+    select
+        database_name,
+        table_name,
+        previous_name,
+        array_sort(collect_set(changed_at)) as changed_at
+    from column_ddl
+    where change = 'RENAME'
+    group by database_name, table_name, previous_name
+
+),
+
+-- The observations summed up by column, type, place, and the first RENAME at or after them (a
+-- rename's time splits them): every row change observes every column of its table, so grouping
+-- here leaves the joins and groupings after it a few rows, not one per change and column.
+observed as (
+
+    select
+        observations.database_name,
+        observations.table_name,
+        observations.column_name,
+        lower(trim(observations.source_type)) as source_type,
+        observations.ordinal_position,
+        min(observations.observed_at) as first_observed_at,
+        max(observations.observed_at) as last_observed_at
+    from observations
+    left join rename_times
+        on
+            observations.database_name = rename_times.database_name
+            and observations.table_name = rename_times.table_name
+            and observations.column_name = rename_times.previous_name
+    where observations.table_name is not null and observations.column_name is not null
+    group by
+        observations.database_name,
+        observations.table_name,
+        observations.column_name,
+        lower(trim(observations.source_type)),
+        observations.ordinal_position,
+        observations.observed_at is null,
+        try_element_at(
+            filter(rename_times.changed_at, changed_at -> observations.observed_at <= changed_at), 1
+        )
+
+),
+
 renamed as (
 
     select
         observed.database_name,
         observed.table_name,
         observed.column_name as observed_name,
-        lower(trim(observed.source_type)) as source_type,
-        observed.observed_at,
+        observed.source_type,
+        observed.first_observed_at,
+        observed.last_observed_at,
         observed.ordinal_position,
         coalesce(min_by(renames.column_name, renames.changed_at), observed.column_name) as column_name
     from observed
@@ -65,14 +112,14 @@ renamed as (
             and observed.database_name = renames.database_name
             and observed.table_name = renames.table_name
             and observed.column_name = renames.previous_name
-            and (observed.observed_at is null or observed.observed_at <= renames.changed_at)
-    where observed.table_name is not null and observed.column_name is not null
+            and (observed.first_observed_at is null or observed.first_observed_at <= renames.changed_at)
     group by
         observed.database_name,
         observed.table_name,
         observed.column_name,
         observed.source_type,
-        observed.observed_at,
+        observed.first_observed_at,
+        observed.last_observed_at,
         observed.ordinal_position
 
 ),
@@ -103,12 +150,17 @@ replica_columns as (
         renamed.table_name,
         renamed.column_name,
         {{ common_spark_type('spark_types.spark_type') }} as spark_type,
-        max_by(renamed.source_type, renamed.observed_at) as source_type,
+        -- The latest; of observations at the same time (two formats of one change), the greatest.
+        max_by(renamed.source_type, struct(renamed.last_observed_at, renamed.source_type)) filter (
+            where renamed.last_observed_at is not null
+        ) as source_type,
         array_sort(collect_set(renamed.source_type)) as source_types,
         array_sort(array_remove(collect_set(renamed.observed_name), renamed.column_name)) as previous_names,
-        max_by(renamed.ordinal_position, renamed.observed_at) as ordinal_position,
-        min(renamed.observed_at) as first_seen_at,
-        max(renamed.observed_at) as last_seen_at
+        max_by(renamed.ordinal_position, struct(renamed.last_observed_at, renamed.ordinal_position)) filter (
+            where renamed.last_observed_at is not null
+        ) as ordinal_position,
+        min(renamed.first_observed_at) as first_seen_at,
+        max(renamed.last_observed_at) as last_seen_at
     from renamed
     left join spark_types on renamed.source_type = spark_types.source_type
     group by renamed.database_name, renamed.table_name, renamed.column_name
