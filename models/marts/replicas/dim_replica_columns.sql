@@ -48,79 +48,62 @@ column_ddl as (
 
 ),
 
-rename_times as (
+-- Each renamed column's renames, in time order.
+renames as (
 
     select
         database_name,
         table_name,
         previous_name,
-        array_sort(collect_set(changed_at)) as changed_at
+        array_sort(collect_set(struct(changed_at, column_name))) as renames
     from column_ddl
     where change = 'RENAME'
     group by database_name, table_name, previous_name
 
 ),
 
--- The observations summed up by column, type, place, and the first RENAME at or after them (a
--- rename's time splits them): every row change observes every column of its table, so grouping
--- here leaves the joins and groupings after it a few rows, not one per change and column.
-observed as (
-
-    select
-        observations.database_name,
-        observations.table_name,
-        observations.column_name,
-        lower(trim(observations.source_type)) as source_type,
-        observations.ordinal_position,
-        min(observations.observed_at) as first_observed_at,
-        max(observations.observed_at) as last_observed_at
-    from observations
-    left join rename_times
-        on
-            observations.database_name = rename_times.database_name
-            and observations.table_name = rename_times.table_name
-            and observations.column_name = rename_times.previous_name
-    where observations.table_name is not null and observations.column_name is not null
-    group by
-        observations.database_name,
-        observations.table_name,
-        observations.column_name,
-        lower(trim(observations.source_type)),
-        observations.ordinal_position,
-        observations.observed_at is null,
-        try_element_at(
-            filter(rename_times.changed_at, changed_at -> observations.observed_at <= changed_at), 1
-        )
-
-),
-
+-- The observations under the name the first rename at or after them gave (an observation with
+-- no time: the first rename), summed up by name, type and place: every row change observes every
+-- column of its table, so the groupings after this one read a few rows, not one per change and
+-- column.
 renamed as (
 
     select
-        observed.database_name,
-        observed.table_name,
-        observed.column_name as observed_name,
-        observed.source_type,
-        observed.first_observed_at,
-        observed.last_observed_at,
-        observed.ordinal_position,
-        coalesce(min_by(renames.column_name, renames.changed_at), observed.column_name) as column_name
-    from observed
-    left join column_ddl as renames
-        on
-            renames.change = 'RENAME'
-            and observed.database_name = renames.database_name
-            and observed.table_name = renames.table_name
-            and observed.column_name = renames.previous_name
-            and (observed.first_observed_at is null or observed.first_observed_at <= renames.changed_at)
-    group by
-        observed.database_name,
-        observed.table_name,
-        observed.column_name,
-        observed.source_type,
-        observed.first_observed_at,
-        observed.last_observed_at,
-        observed.ordinal_position
+        database_name,
+        table_name,
+        observed_name,
+        source_type,
+        ordinal_position,
+        column_name,
+        min(observed_at) as first_observed_at,
+        max(observed_at) as last_observed_at
+    from (
+        select
+            observations.database_name,
+            observations.table_name,
+            observations.column_name as observed_name,
+            lower(trim(observations.source_type)) as source_type,
+            observations.ordinal_position,
+            coalesce(
+                try_element_at(
+                    filter(
+                        renames.renames,
+                        rename -> observations.observed_at is null or observations.observed_at <= rename.changed_at
+                    ),
+                    1
+                ).column_name,
+                observations.column_name
+            ) as column_name,
+            observations.observed_at
+        from observations
+        left join renames
+            on
+                observations.database_name = renames.database_name
+                and observations.table_name = renames.table_name
+                and observations.column_name = renames.previous_name
+        where observations.table_name is not null and observations.column_name is not null
+    ) as named
+    group by database_name, table_name, observed_name, source_type, ordinal_position, column_name
 
 ),
 
