@@ -43,17 +43,34 @@
 {%- endmacro %}
 
 
+{#- Whether a change says what the change before it in its history within its file says (same
+    `change_identity`), in arrival order: a producer's retry, or a restart's copy landed next to
+    its original. The history is its row's (its table and key) for a row change, its table's for
+    a schema change; the rows of a table without a key share one history. -#}
+{% macro repeats_previous_change(history, arrival_order='line_number, message_index') -%}
+    coalesce(change_identity = lag(change_identity) over (
+        partition by source_format, file_path, loaded_at, {{ history | join(', ') }} order by {{ arrival_order }}
+    ), false)
+{%- endmacro %}
+
+
 {#- A change's id: its identity (column `change_identity`), and where that needs it its copy
-    number within its file, in arrival order: the same change landed twice in one file under
-    `content` is two changes (an INSERT, DELETE and INSERT of one row in one second), a copy in
-    another file is a redelivery. A file is loaded whole, in one run: partitioning by `loaded_at`
-    too numbers the same copies and lets a filter on `loaded_at` (an incremental model's newest
-    rows) reach the staged tables' scans, below the window, rather than number all history. -#}
-{% macro change_id(arrival_order='line_number, message_index') -%}
+    number, which counts the runs of that identity in its history within its file (column
+    `repeats_previous_change`): a copy next to its original in that history is the same change,
+    while an INSERT, DELETE and INSERT of one row in one second are three. A copy in another file
+    has the copy number of its original: a redelivery. A file is loaded whole, in one run:
+    partitioning by `loaded_at` too numbers the same copies and lets a filter on `loaded_at` (an
+    incremental model's newest rows) reach the staged tables' scans, below the window, rather
+    than number all history. -#}
+{% macro change_id(history, arrival_order='line_number, message_index') -%}
     if(
         {{ identity_counts_copies() }},
         md5(concat(change_identity, ':', cast(
-            row_number() over (partition by source_format, file_path, loaded_at, change_identity order by {{ arrival_order }})
+            count_if(not repeats_previous_change) over (
+                partition by source_format, file_path, loaded_at, {{ history | join(', ') }}, change_identity
+                order by {{ arrival_order }}
+                rows between unbounded preceding and current row
+            )
             as string
         ))),
         change_identity

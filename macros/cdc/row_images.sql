@@ -16,6 +16,20 @@
 {%- endmacro %}
 
 
+{#- Whether an UPDATE's before image is the one its message holds (`message`), or `unknown`: the
+    message holds no old row, or one without some column of the new row and no word that the
+    column kept its value (Debezium Postgres under REPLICA IDENTITY DEFAULT sends `before` null or
+    the key only; flattened Debezium sends none). Other operations' images are their message's. -#}
+{% macro before_image_source(operation, before_image, after_image) -%}
+    if(
+        {{ operation }} = 'UPDATE'
+        and not coalesce(forall(map_keys({{ after_image }}), column_name -> map_contains_key({{ before_image }}, column_name)), false),
+        'unknown',
+        'message'
+    )
+{%- endmacro %}
+
+
 {#- A partial before image (canal `old`: changed columns only, a null value meaning "was NULL")
     laid over the after image gives the full before image, in the after image's column order. -#}
 {% macro overlay_image(image, overlay) -%}

@@ -20,7 +20,7 @@
         >,
         `control`: struct<
             `table-def`: struct<
-                `columns`: map<string, struct<`type`: string>>,
+                `columns`: map<string, struct<`type`: string, `length`: int, `precision`: int, `scale`: int>>,
                 `primary-key`: array<string>
             >
         >,
@@ -95,7 +95,8 @@
 
 
 {#- A control record's `table-def` (IncludeControlDetails) as the shared `tableChanges` entry
-    (002): its columns in the order sent, with DMS's type name, and its `primary-key`. A dropped
+    (002): its columns in the order sent, with DMS's type name and, where sent, its precision
+    and scale or its length (`NUMERIC(10,2)`, `STRING(64)`), and its `primary-key`. A dropped
     table's entry is of type DROP and holds no table, as a `tableChanges` entry of a DROP may; NULL
     for any other control record without a `table-def`. -#}
 {% macro aws_dms_json_table_change(definition, operation) -%}
@@ -110,7 +111,15 @@
                         'position', position + 1,
                         'jdbcType', cast(null as int),
                         'typeName', upper(table_column.value.type),
-                        'typeExpression', table_column.value.type
+                        'typeExpression', concat(
+                            table_column.value.type,
+                            case
+                                when table_column.value.precision is not null
+                                    then concat('(', table_column.value.precision, ',', coalesce(table_column.value.scale, 0), ')')
+                                when table_column.value.length is not null then concat('(', table_column.value.length, ')')
+                                else ''
+                            end
+                        )
                     )
                 ),
                 'primaryKeyColumnNames', {{ definition }}.`primary-key`

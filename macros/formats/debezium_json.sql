@@ -165,17 +165,3 @@
         concat('[', array_join(transform({{ byte_values(bytes) }}, byte_value -> if(byte_value > 127, byte_value - 256, byte_value)), ','), ']')
     )
 {%- endmacro %}
-
-
-{#- An UPDATE's old row under Postgres's REPLICA IDENTITY DEFAULT is not sent (`before` null) or
-    holds only key columns: a `before` that lacks a column of the `after` is not the old row, so
-    it is unknown (NULL). Other images as they are. -#}
-{% macro debezium_json_old_image(op, before_image, after_image, is_postgres) -%}
-    case
-        when
-            {{ is_postgres }} and {{ op }} = 'u'
-            and not coalesce(forall(map_keys({{ after_image }}), column_name -> map_contains_key({{ before_image }}, column_name)), false)
-            then null
-        else {{ before_image }}
-    end
-{%- endmacro %}

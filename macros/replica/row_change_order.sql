@@ -1,17 +1,64 @@
 {#- The order in which changes to one row took effect at the source, whatever order they
-    landed in (docs/identity-and-order.md): event time (emit time when unknown), the source
-    position where there is one (binlog file, then offset; a TiDB TSO is `tidb:<TSO>`, one file
-    part and the TSO as offset), then arrival order: the landed file (its landing time, then its
-    name), line, message in the line and row in the message. The change id comes last, for
-    copies of one change only. -#}
-{% macro row_change_order() -%}
-    coalesce(event_at, emitted_at),
-    substring_index(source_position, ':', 1),
-    try_cast(substring_index(source_position, ':', -1) as bigint),
-    landed_at,
-    file_path,
-    line_number,
-    message_index,
-    row_index,
-    change_id
+    landed in (docs/identity-and-order.md), over the columns `ordered_changes` adds: the time
+    the change took effect by its lineage (`ordered_at`), its source position (lineage, file
+    sequence and offset, as numbers), then arrival order: the landed file (its landing time,
+    then its name), line, message in the line and row in the message. The change id comes
+    last, for copies of one change only. -#}
+{% macro row_change_order(relation=none) -%}
+    {{ qualified_columns(['ordered_at'] + place_and_arrival_columns(), relation) }}
+{%- endmacro %}
+
+
+{#- `row_change_order` after `ordered_at`: the source position, then arrival order. -#}
+{% macro place_and_arrival_columns() -%}
+    {{ return(['source_place', 'landed_at', 'file_path', 'line_number', 'message_index', 'row_index', 'change_id']) }}
+{%- endmacro %}
+
+
+{#- `columns` as a select list, each `<relation>.<column>` where a relation is named. -#}
+{% macro qualified_columns(columns, relation=none) -%}
+    {%- for column in columns -%}
+        {{ relation ~ '.' if relation }}{{ column }}{{ ', ' if not loop.last }}
+    {%- endfor -%}
+{%- endmacro %}
+
+
+{#- `changes` with the columns `row_change_order` sorts by. A position orders the changes of
+    one lineage (one format's binlog, trail or WAL: `mysql-bin.` of `mysql-bin.000009:1234`,
+    `tidb` of TiCDC's TSOs, `lsn` of Postgres's) whatever their clocks say: MySQL stamps a row
+    event with its statement's start, and a statement that waited on a lock comes later in the
+    binlog with an earlier time. So a change takes effect at the latest event time of its
+    lineage up to its position in its row's history (`ordered_at`), and event time orders only
+    changes of different lineages or without a position. -#}
+{% macro ordered_changes(changes) -%}
+    select
+        *,
+        if(
+            source_place is null,
+            changed_at,
+            max(changed_at) over (
+                partition by database_name, table_name, primary_key, source_place.lineage
+                order by {{ qualified_columns(place_and_arrival_columns()) }}
+                rows between unbounded preceding and current row
+            )
+        ) as ordered_at
+    from (
+        select
+            *,
+            coalesce(event_at, emitted_at) as changed_at,
+            {{ source_place('source_format', 'source_position') }} as source_place
+        from {{ changes }}
+    ) as placed
+{%- endmacro %}
+
+
+{#- A source position `<file>:<offset>` as a struct of its lineage (the format and the file's
+    name less its sequence number), the file's sequence number and the offset, numbers compared
+    as numbers (mysql-bin.999999 comes before mysql-bin.1000000); NULL without a position. -#}
+{% macro source_place(source_format, source_position) -%}
+    if({{ source_position }} is null, null, named_struct(
+        'lineage', concat_ws('/', {{ source_format }}, regexp_extract(substring_index({{ source_position }}, ':', 1), '^(.*?)[0-9]*$', 1)),
+        'file_sequence', try_cast(regexp_extract(substring_index({{ source_position }}, ':', 1), '([0-9]*)$', 1) as decimal(38, 0)),
+        'offset', try_cast(substring_index({{ source_position }}, ':', -1) as decimal(38, 0))
+    ))
 {%- endmacro %}

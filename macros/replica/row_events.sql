@@ -2,12 +2,15 @@
     ends the old key of an UPDATE that moved the row to another key. -#}
 {% macro row_events(row_changes) -%}
     select
+        source_format,
         database_name,
         table_name,
         primary_key,
         change_id,
         operation,
         after_image,
+        before_image_source,
+        changed_columns,
         operation = 'DELETE' as ends_row,
         event_at,
         emitted_at,
@@ -24,12 +27,15 @@
     union all
 
     select
+        source_format,
         database_name,
         table_name,
         before_primary_key as primary_key,
         change_id,
         operation,
         cast(null as map<string, string>) as after_image,
+        before_image_source,
+        cast(null as array<string>) as changed_columns,
         true as ends_row,
         event_at,
         emitted_at,

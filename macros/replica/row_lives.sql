@@ -1,6 +1,8 @@
 {#- Each row's events in the order they took effect (`row_change_order`), each with the change
     after it (which closes the version it opens) and its life: a row lives from an INSERT, or its
-    first change after it ended, to its end, and images carry over only within one life. -#}
+    first change after it ended, to its end, and images carry over only within one life. A
+    change's time is when it took effect (`ordered_at`), so that a row's versions follow each
+    other in time. -#}
 {% macro row_lives(events) -%}
     select
         *,
@@ -15,14 +17,18 @@
             change_id,
             operation,
             after_image,
+            before_image_source,
+            changed_columns,
             ends_row,
-            coalesce(event_at, emitted_at) as changed_at,
+            ordered_at as changed_at,
+            struct({{ row_change_order() }}) as change_order,
             lag(ends_row) over row_history as follows_row_end,
             row_number() over row_history as change_number,
             lead(change_id) over row_history as next_change_id,
             lead(operation) over row_history as next_operation,
-            lead(coalesce(event_at, emitted_at)) over row_history as next_changed_at
-        from {{ events }}
+            lead(ordered_at) over row_history as next_changed_at,
+            lead(struct({{ row_change_order() }})) over row_history as next_change_order
+        from ({{ ordered_changes(events) }}) as ordered
         window row_history as (
             partition by database_name, table_name, primary_key
             order by {{ row_change_order() }}

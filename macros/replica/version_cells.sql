@@ -9,7 +9,10 @@
         table_name,
         primary_key,
         change_number,
-        struct(change_id, operation, changed_at, next_change_id, next_operation, next_changed_at, reset) as version,
+        struct(
+            change_id, operation, changed_at, next_change_id, next_operation, next_changed_at, reset, life_number,
+            before_image_source, changed_columns
+        ) as version,
         column_name,
         last(
             if(map_contains_key(after_image, column_name), struct(after_image[column_name] as column_value), null),

@@ -1,3 +1,6 @@
+{%- set row_history = ['database_name', 'table_name', 'primary_key'] %}
+{%- set arrival_order = 'line_number, message_index, row_index' %}
+
 with
 
 -- The keys each table's DDL gave it, for messages that name none (few rows: broadcast).
@@ -44,16 +47,35 @@ row_images as (
     select
         *,
         {{ before_image('operation', 'row_image', 'before_images_are_partial') }} as before_image,
-        {{ after_image('operation', 'row_image') }} as after_image,
+        {{ after_image('operation', 'row_image') }} as after_image
+    from message_rows
+
+),
+
+identified as (
+
+    select
+        *,
+        {{ primary_key_json('primary_key_columns', 'before_image', 'after_image') }} as primary_key,
+        {{ before_image_source('operation', 'before_image', 'after_image') }} as before_image_source,
         {{ change_identity(
             ['database_name', 'table_name', 'source_operation', 'to_json(row_image)'], 'row_index'
         ) }} as change_identity
-    from message_rows
+    from row_images
+
+),
+
+sequenced as (
+
+    select
+        *,
+        {{ repeats_previous_change(row_history, arrival_order) }} as repeats_previous_change
+    from identified
 
 )
 
 select
-    {{ change_id('line_number, message_index, row_index') }} as change_id,
+    {{ change_id(row_history, arrival_order) }} as change_id,
     source_format,
     database_name,
     table_name,
@@ -61,10 +83,11 @@ select
     source_operation,
     is_snapshot,
     primary_key_columns,
-    {{ primary_key_json('primary_key_columns', 'before_image', 'after_image') }} as primary_key,
+    primary_key,
     before_image,
     after_image,
-    {{ changed_columns('before_image', 'after_image') }} as changed_columns,
+    before_image_source,
+    if(before_image_source = 'unknown', null, {{ changed_columns('before_image', 'after_image') }}) as changed_columns,
     column_types,
     column_jdbc_types,
     event_at,
@@ -77,4 +100,4 @@ select
     message_index,
     landed_at,
     loaded_at
-from row_images
+from sequenced

@@ -3,7 +3,7 @@
 {{ config(materialized='incremental', unique_key=['file_path', 'line_number', 'message_index']) }}
 
 select
-    {{ change_id() }} as change_id,
+    {{ change_id(['database_name', 'table_name']) }} as change_id,
     source_format,
     database_name,
     table_name,
@@ -32,7 +32,15 @@ select
 from (
     select
         *,
-        {{ change_identity(['database_name', 'table_name', 'source_operation', 'sql_text']) }} as change_identity
-    from {{ ref('int_messages') }}
-    where disposition = 'schema_change' and {{ loaded_after_this() }}
+        {{ repeats_previous_change(['database_name', 'table_name']) }} as repeats_previous_change
+    from (
+        select
+            *,
+            -- A DDL without a statement (AWS DMS's control records) says what it did by the table it left.
+            {{ change_identity(
+                ['database_name', 'table_name', 'source_operation', 'coalesce(sql_text, to_json(table_change))']
+            ) }} as change_identity
+        from {{ ref('int_messages') }}
+        where disposition = 'schema_change' and {{ loaded_after_this() }}
+    ) as identified
 ) as schema_changes

@@ -83,7 +83,12 @@ version_cells as (
 
 versions as (
 
-    {{ version_images('version_cells') }}
+    select
+        *,
+        lag(row_image) over (
+            partition by database_name, table_name, primary_key, life_number order by change_number
+        ) as previous_image
+    from ({{ version_images('version_cells') }}) as versions
 
 )
 
@@ -99,6 +104,18 @@ select
     versions.operation as opened_by_operation,
     coalesce(versions.reset.change_id, versions.next_change_id) as closed_by_change_id,
     coalesce(versions.reset.ddl_kind, versions.next_operation) as closed_by_operation,
+    -- What the opening change's message says; where it holds no full old row, what differs from
+    -- the row's previous version, if its life has one.
+    case
+        when versions.before_image_source = 'message' then versions.changed_columns
+        when versions.previous_image is not null
+            then {{ changed_columns('versions.previous_image', 'versions.row_image') }}
+    end as changed_columns,
+    case
+        when versions.before_image_source = 'message' then 'message'
+        when versions.previous_image is not null then 'previous_version'
+        else 'unknown'
+    end as before_image_source,
     versions.change_number,
     rebuilt_tables.loaded_at
 from versions

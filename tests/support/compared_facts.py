@@ -14,6 +14,10 @@ def _freeze(image: dict | None) -> tuple | None:
     return None if image is None else tuple(sorted(image.items()))
 
 
+def _columns(columns: list[str] | None) -> tuple | None:
+    return None if columns is None else tuple(sorted(columns))
+
+
 def _at(epoch_ms: int | None) -> datetime | None:
     return None if epoch_ms is None else EPOCH + timedelta(milliseconds=epoch_ms)
 
@@ -27,7 +31,7 @@ def expected_row_change(r: dict[str, Any]) -> tuple:
         r["primary_key"],
         _freeze(r["before_image"]),
         _freeze(r["after_image"]),
-        tuple(r["changed_columns"]),
+        _columns(r["changed_columns"]),
         _at(r["event_at_ms"]),
         _at(r["emitted_at_ms"]),
     )
@@ -42,7 +46,7 @@ def fact_row_change(r: dict[str, Any]) -> tuple:
         r["primary_key"],
         _freeze(r["before_image"]),
         _freeze(r["after_image"]),
-        tuple(sorted(r["changed_columns"])),
+        _columns(r["changed_columns"]),
         r["event_at"],
         r["emitted_at"],
     )

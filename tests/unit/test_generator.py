@@ -30,8 +30,14 @@ from cdc_tools.generator.model import (
     Table,
     value_text,
 )
-from cdc_tools.generator.stream import RESTART_DELAY_MS, deliveries, final_tables
-from cdc_tools.generator.writer import REDELIVERED_CHANGES_FILE, generate
+from cdc_tools.generator.stream import (
+    LOCK_WAIT_MS,
+    RESTART_DELAY_MS,
+    deliveries,
+    final_tables,
+    producer_retried,
+)
+from cdc_tools.generator.writer import REDELIVERED_CHANGES_FILE, RollingWriter, generate
 
 # ------------------------------------------------------------ hand-written statements
 
@@ -709,10 +715,10 @@ def test_aws_dms_json_encodings() -> None:
                 "table-def": {
                     "columns": {
                         "id": {"type": "INT32", "nullable": False},
-                        "price": {"type": "NUMERIC", "nullable": True},
+                        "price": {"type": "NUMERIC", "precision": 10, "scale": 2, "nullable": True},
                         "at": {"type": "DATETIME", "nullable": False},
                         "d": {"type": "DATE", "nullable": True},
-                        "name": {"type": "STRING", "nullable": True},
+                        "name": {"type": "STRING", "length": 20, "nullable": True},
                     },
                     "primary-key": ["id"],
                 }
@@ -1161,7 +1167,9 @@ def test_a_restart_sends_the_last_statements_again_in_a_new_envelope_and_file(tm
         _, restarted = counts[name].files
         resent = [line for statement in copies for line in encoder.encode(statement)]
         assert restarted.read_text().splitlines()[: len(resent)] == resent
-        assert redelivered[name] == counts[name].redelivered_changes == 5
+        # And the producer retries' copies: statements 10 and 16 (two rows each) and 29 (an ALTER).
+        retried = 4 + len(encoder.sent_schema_changes(expected_schema_changes(sent[29])))
+        assert redelivered[name] == counts[name].redelivered_changes == 5 + retried
     lines = (tmp_path / "canal_json" / "part-00001.jsonl").read_text().splitlines()[:5]
     sent_lines = [json.loads(line) for line in lines]
     canal = [message for line in sent_lines for message in (line if isinstance(line, list) else [line])]
@@ -1171,9 +1179,8 @@ def test_a_restart_sends_the_last_statements_again_in_a_new_envelope_and_file(tm
 
 
 def test_a_restart_sends_an_oms_shard_set_again(tmp_path: Path) -> None:
-    # Seed 0's statements 132 to 136 hold UPDATEs, which OMS shards; the restart after 136
-    # re-sends them.
-    counts = generate(tmp_path, 140, seed=0, formats=["oms_avro"])
+    # Seed 1's statement 132 is an UPDATE, which OMS shards; the restart after 136 re-sends it.
+    counts = generate(tmp_path, 140, seed=1, formats=["oms_avro"])
     original, copy = (
         [
             record
@@ -1185,3 +1192,111 @@ def test_a_restart_sends_an_oms_shard_set_again(tmp_path: Path) -> None:
     )
     assert copy == original
     assert {record["index"] for record in copy} == {0, 1}  # sets of 2 shards
+
+
+def _pairs(lines: list[str]) -> list[str]:
+    """The lines that come twice in a row."""
+    return [line for line, after in zip(lines, lines[1:]) if line == after]
+
+
+def test_a_producer_retry_writes_each_message_again_right_after_it_in_the_same_file(tmp_path: Path) -> None:
+    stream = list(logical_stream(4, 300))
+    retried = [statement for statement in stream if producer_retried(statement)]
+    assert [s.seq for s in retried] == [10, 16, 29, 161, 251]
+    assert any(len(s.changes) > 1 for s in retried) and any(s.schema_change for s in retried)
+    # Small files: a line and its copy never straddle two.
+    counts = generate(tmp_path, 300, seed=4, max_file_bytes=20_000)
+    redelivered = json.loads((tmp_path / "_expected" / REDELIVERED_CHANGES_FILE).read_text())
+    for name, encoder in FORMATS.items():
+        assert len(counts[name].files) > 3
+        pairs = [line for path in counts[name].files for line in _pairs(_lines_in_file(path))]
+        assert pairs == [line for statement in retried for line in encoder.encode(statement)], name
+        if encoder.carries_ddl and "ALTER" in encoder.ddl_kinds:
+            assert encoder.encode(stream[29])[0] in pairs, name
+        # Each copy counts as a redelivered change, as a restart's do; the facts hold it once.
+        copies = sum(
+            len(expected_row_changes(s)) + len(encoder.sent_schema_changes(expected_schema_changes(s)))
+            for s in [*retried, *(s for s in deliveries(stream) if s.delivery)]
+        )
+        assert redelivered[name] == counts[name].redelivered_changes == copies, name
+        rows = (tmp_path / "_expected" / name / "row_changes.jsonl").read_text().splitlines()
+        assert len(rows) == sum(len(s.changes) for s in stream)
+    # Canal's batch array line (statement 16 % 4 == 0, two one-row messages) is copied whole.
+    [batch] = FORMATS["canal_json"].encode(stream[16])
+    assert len(json.loads(batch)) == 2 and batch in _pairs(_lines_in(tmp_path / "canal_json"))
+    # OMS copies are whole records: never a control record or a lone shard.
+    for line in _pairs(_lines_in(tmp_path / "oms_avro")):
+        record = json.loads(line)
+        operation = next(iter(record["operation"].values()))
+        assert record["total"] == -1 and operation not in ("BEGIN", "COMMIT", "HEARTBEAT")
+
+
+def test_a_producer_retry_copies_an_avro_record_in_a_container_file(tmp_path: Path) -> None:
+    avro = ["dts_avro", "oms_avro"]
+    as_json = generate(tmp_path / "json", 300, seed=4, formats=avro, max_file_bytes=20_000)
+    binary = generate(tmp_path / "binary", 300, seed=4, formats=avro, max_file_bytes=20_000, avro_encoding="binary")
+    for name in avro:
+        assert len(binary[name].files) == len(as_json[name].files) > 3
+        copies = 0
+        for json_part, binary_part in zip(as_json[name].files, binary[name].files, strict=True):
+            with binary_part.open("rb") as file:
+                records = list(fastavro.reader(file))
+            lines = _lines_in_file(json_part)
+            assert len(records) == len(lines)
+            same = [i for i in range(1, len(records)) if records[i] == records[i - 1]]
+            assert same == [i for i in range(1, len(lines)) if lines[i] == lines[i - 1]], binary_part
+            copies += len(same)
+        assert copies == sum(len(FORMATS[name].encode(s)) for s in logical_stream(4, 300) if producer_retried(s)) > 0
+        assert binary[name].redelivered_changes == as_json[name].redelivered_changes
+
+
+def test_a_line_and_its_copies_share_a_file(tmp_path: Path) -> None:
+    writer = RollingWriter(tmp_path, max_bytes=12)
+    writer.write("abcde")
+    writer.write("fghij", copies=2)  # 12 bytes: past the first file's room, together in the next
+    writer.write("k")
+    writer.close()
+    assert [path.read_text() for path in writer.files] == ["abcde\n", "fghij\nfghij\n", "k\n"]
+
+
+def _lines_in_file(path: Path) -> list[str]:
+    # Only "\n" ends a line: OMS shard bytes hold characters str.splitlines() splits on.
+    return path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
+
+
+def test_a_statement_that_waited_on_a_row_lock_carries_the_earlier_time_and_the_later_position() -> None:
+    stream = list(logical_stream(4, 300))
+    waits = [(a, b) for a, b in zip(stream, stream[1:]) if b.event_ms < a.event_ms]
+    assert [(a.seq, b.seq) for a, b in waits] == [(72, 73), (222, 223)]
+    for first, waited in waits:
+        assert first.operation == waited.operation == "UPDATE" and first.table == waited.table
+        [(before, after)], [(waited_before, _)] = first.images, waited.images
+        assert before["id"] == after["id"] == waited_before["id"] and waited_before == after
+        assert waited.event_ms == first.event_ms - LOCK_WAIT_MS
+        # The clock goes on: the waited statement's emit time and the next statement's time are
+        # past the first's time.
+        assert waited.emitted_ms > first.event_ms and stream[waited.seq + 1].event_ms > first.event_ms
+        debezium = [encode("debezium_json", s)[0] for s in (first, waited)]
+        sources = [line.get("payload", line)["source"] for line in debezium]
+        assert sources[1]["ts_ms"] < sources[0]["ts_ms"]
+        assert (sources[1]["file"], sources[1]["pos"]) > (sources[0]["file"], sources[0]["pos"])
+        maxwell = [encode("maxwell_json", s)[0] for s in (first, waited)]
+        assert maxwell[1]["ts"] == maxwell[0]["ts"] - 1
+        assert maxwell[0]["position"].split(":")[0] == maxwell[1]["position"].split(":")[0]
+        assert int(maxwell[1]["position"].split(":")[1]) > int(maxwell[0]["position"].split(":")[1])
+    # No later statement changes the row: the tables end as the waited statement left it.
+    table, customers = final_tables(4, 300)["shop", "customers"]
+    for _, waited in waits:
+        [(_, after)] = waited.images
+        [row] = [row for row in customers if str(row["id"]) == after["id"]]
+        final = {column.name: value_text(row[column.name], column.type) for column in table.columns}
+        assert {name: value for name, value in final.items() if name in after} == after
+    # TiCDC stamps commit times: its TSOs never go back, and no waited statement is its.
+    tsos = [
+        message["_tidb"]["commitTs"]
+        for statement in stream
+        for message in encode("canal_json", statement)
+        if isinstance(message, dict) and "commitTs" in message.get("_tidb", {})
+    ]
+    assert len(tsos) > 40 and tsos == sorted(tsos)
+    assert all("_tidb" not in message for _, waited in waits for message in encode("canal_json", waited))

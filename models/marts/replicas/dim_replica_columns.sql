@@ -1,7 +1,8 @@
 -- Every column of every source table, as its replica types it. A column's observations are its
 -- types in row changes (with its place in the message) and in DDL `tableChanges`, and its name
--- in current row images (formats that carry no types). An observation made before a RENAME
--- COLUMN counts for the name the first rename after it gave.
+-- in the images of every row version (formats that carry no types), whether or not the row is
+-- still there. An observation made before a RENAME COLUMN counts for the name the first rename
+-- after it gave.
 with
 
 observations as (
@@ -37,8 +38,16 @@ observations as (
         null as source_type,
         null as observed_at,
         null as ordinal_position
-    from {{ ref('dim_current_rows') }}
-        lateral view explode(map_keys(row_image)) as column_name
+    from (
+        -- A table's versions have few distinct column sets.
+        select
+            database_name,
+            table_name,
+            array_distinct(flatten(collect_set(map_keys(row_image)))) as column_names
+        from {{ ref('dim_row_versions') }}
+        group by database_name, table_name
+    ) as versions
+        lateral view explode(column_names) as column_name
 
 ),
 

@@ -28,45 +28,35 @@ row_keys as (
 
 ),
 
+-- Each row's events, and its table's resets, with the columns `row_change_order` sorts by.
 events as (
 
     select
         database_name,
         table_name,
         primary_key,
-        change_id,
         ends_row,
-        event_at,
-        emitted_at,
-        source_position,
-        landed_at,
-        file_path,
-        line_number,
-        message_index,
-        row_index,
-        loaded_at
-    from row_events
+        loaded_at,
+        {{ row_change_order() }}
+    from ({{ ordered_changes('row_events') }}) as ordered
 
     union all
 
     select
-        row_keys.database_name,
-        row_keys.table_name,
-        row_keys.primary_key,
-        resets.change_id,
+        database_name,
+        table_name,
+        primary_key,
         true as ends_row,
-        resets.reset_at as event_at,
-        null as emitted_at,
-        null as source_position,
-        null as landed_at,
-        null as file_path,
-        null as line_number,
-        null as message_index,
-        null as row_index,
-        resets.loaded_at
-    from row_keys
-    inner join resets
-        on row_keys.database_name = resets.database_name and row_keys.table_name = resets.table_name
+        loaded_at,
+        {{ row_change_order() }}
+    from (
+        select
+            row_keys.primary_key,
+            resets.*
+        from row_keys
+        inner join resets
+            on row_keys.database_name = resets.database_name and row_keys.table_name = resets.table_name
+    ) as row_resets
 
 ),
 

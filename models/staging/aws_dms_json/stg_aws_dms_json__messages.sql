@@ -54,8 +54,9 @@ spelled as (
             end,
             'after_image', if(operation in ('INSERT', 'UPDATE'), data_image, null)
         )) as row_images,
-        true as before_images_are_partial,
-        -- Without BeforeImageSettings an update carries no before image: it is unknown.
+        -- A before image holds the columns BeforeImageSettings let through, which says nothing of
+        -- the others: without one of them, or any, the before image is unknown.
+        false as before_images_are_partial,
         false as old_images_expected,
         coalesce({{ aws_dms_json_operation_name('message.metadata.operation') }} = 'load', false) as is_snapshot,
         cast(null as map <string, string>) as column_types,

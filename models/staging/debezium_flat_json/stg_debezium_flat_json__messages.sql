@@ -75,10 +75,13 @@ spelled as (
         nullif({{ debezium_flat_json_source_field('metadata', 'table') }}, '') as table_name,
         {{ epoch_to_timestamp('metadata.__source_ts_ms') }} as event_at,
         {{ epoch_to_timestamp('metadata.__ts_ms') }} as emitted_at,
-        concat(
-            nullif({{ debezium_flat_json_source_field('metadata', 'file') }}, ''),
-            ':',
-            {{ debezium_flat_json_source_field('metadata', 'pos') }}
+        coalesce(
+            concat(
+                nullif({{ debezium_flat_json_source_field('metadata', 'file') }}, ''),
+                ':',
+                {{ debezium_flat_json_source_field('metadata', 'pos') }}
+            ),
+            concat('lsn:', {{ debezium_flat_json_source_field('metadata', 'lsn') }})
         ) as source_position,
         {{ debezium_flat_json_source_coordinates('metadata') }} as source_coordinates,
         cast(null as string) as message_id,

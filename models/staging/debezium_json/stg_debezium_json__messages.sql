@@ -66,7 +66,9 @@ spelled as (
         nullif(event.source.table, '') as table_name,
         {{ epoch_to_timestamp('event.source.ts_ms') }} as event_at,
         {{ epoch_to_timestamp('event.ts_ms') }} as emitted_at,
-        concat(nullif(event.source.file, ''), ':', event.source.pos) as source_position,
+        -- The binlog file and offset (MySQL), else the WAL position (Postgres).
+        coalesce(concat(nullif(event.source.file, ''), ':', event.source.pos), concat('lsn:', event.source.lsn))
+            as source_position,
         -- The transaction's GTID and the event's place in it, which hold across a failover to
         -- another server; else the binlog event and its row (MySQL), or the WAL position and
         -- transaction (Postgres).
@@ -84,7 +86,7 @@ spelled as (
         -- The value names no key (the Kafka key holds the key's values only).
         cast(array() as array<string>) as key_columns,
         array(named_struct(
-            'before_image', {{ debezium_json_old_image('event.op', 'before_image', 'after_image', 'is_postgres') }},
+            'before_image', before_image,
             'after_image', after_image
         )) as row_images,
         false as before_images_are_partial,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cdc_tools.generator.expected import expected_row_changes
 from cdc_tools.generator.formats import FORMATS
-from cdc_tools.generator.stream import deliveries, logical_stream, restart_marks
+from cdc_tools.generator.stream import deliveries, logical_stream, producer_retried, restart_marks
 from cdc_tools.generator.writer import DEFAULT_FILE_BYTES, RollingWriter
 
 SEGMENTS = ("small", "rest", "increment")
@@ -104,6 +104,7 @@ def land(
             if statement.table is not None:
                 table = statement.table
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
+            copies = 2 if producer_retried(statement) else 1  # a retry's copy right after each line
             sent_rows = len(expected_row_changes(statement))
             rows = 0 if redelivery else sent_rows
             segment = segments[current]
@@ -111,12 +112,12 @@ def land(
             for encoder in encoders:
                 lines = encoder.encode(statement)
                 for line in lines:
-                    writers[encoder.name].write(line)
+                    writers[encoder.name].write(line, copies)
                 count = segment.formats[encoder.name]
-                count.messages += len(lines)
+                count.messages += len(lines) * copies
                 count.row_changes += rows
-                count.sent_row_changes += sent_rows
-                landed += len(lines)
+                count.sent_row_changes += sent_rows * copies
+                landed += len(lines) * copies
             if landed >= end:
                 _close(writers)
                 current = next(names, "")

@@ -154,8 +154,9 @@ class Statement:
     """One binlog statement: either `changes` (DML on `table`) or `schema_change` (DDL).
 
     `seq` numbers statements from 0; `event_ms` is the execution time at the source (epoch
-    ms, never decreasing: statements within one binlog second may share it), `emitted_ms` when
-    the producer sent it. `delivery` counts the times it was sent before: a restarted producer
+    ms: statements within one binlog second may share it; it never decreases but where a
+    statement waited on a row lock, see `stream.LOCK_WAIT_AT`), `emitted_ms` when the producer
+    sent it. `delivery` counts the times it was sent before: a restarted producer
     sends it again with a new envelope (emit time, batch id), the change itself the same.
     """
 

@@ -2,8 +2,10 @@
 
 `logical_stream(seed, statements)` yields `statements` statements: first a fixed curated prefix
 that holds every edge case (see `_curated_prefix`), then random statements drawn from
-`random.Random(seed)`. The same seed gives the same stream. Memory stays constant: each table
-keeps at most `MAX_LIVE_ROWS` live rows (the builder deletes more when a table is full).
+`random.Random(seed)`, among them, at fixed places, UPDATEs of one row whose execution times go
+back (see LOCK_WAIT_AT). The same seed gives the same stream. Memory stays nearly constant: each
+table keeps at most `MAX_LIVE_ROWS` live rows (the builder deletes more when a table is full),
+and the rows of the lock-wait pairs (one every LOCK_WAIT_EVERY statements) besides.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from itertools import chain, islice
 
 from cdc_tools.generator.model import (
     BinlogPosition,
@@ -38,6 +41,18 @@ BINLOG_FILE_BYTES = 1 << 30
 # an UPDATE (seq % 5 == 2).
 RESTART_EVERY, RESTART_AT, REDELIVERED_STATEMENTS = 100, 36, 5
 RESTART_DELAY_MS = 30_000
+# A producer without idempotence retries: of every 300 statements (a multiple of the encoders'
+# seq-based shapes: canal's 4 and 6, OMS's 3, 5 and 25), it writes each message of statements 10,
+# 16, 29, 161 and 251 twice, the copy right after it; in the curated prefix 10 is an UPDATE of two
+# rows, 16 a DELETE of two rows, 29 an ALTER. None of them is TiCDC's in canal_json (a DDL's
+# watermark would be copied too), framed, preceded by a heartbeat or sharded in OMS (a copy is
+# never a control record or a lone shard), or among a restart's re-sent statements.
+RETRY_EVERY, RETRIED_AT = 300, frozenset({10, 16, 29, 161, 251})
+# Statements 72 and 73 of every 150 update one row, the second stamped LOCK_WAIT_MS before the
+# first (see `StreamBuilder.lock_wait`); neither is TiCDC's in canal_json (seq % 6 == 2), which
+# stamps commit times. No later statement changes the row, so the typed replicas, which hold
+# every format's changes, end at the second only where the positions order the pair.
+LOCK_WAIT_EVERY, LOCK_WAIT_AT, LOCK_WAIT_MS = 150, 72, 1000
 
 INT = ColumnType("int")
 BIGINT = ColumnType("bigint")
@@ -156,6 +171,12 @@ class _LiveRows:
 
     def sample(self, rng: random.Random, count: int) -> list[tuple]:
         return rng.sample(self.keys, min(count, len(self.keys)))
+
+    def pin(self, key: tuple) -> None:
+        """Keeps the row as it is: no later statement picks it."""
+        row = self.rows[key]
+        self.remove(key)
+        self.rows[key] = row
 
 
 class StreamBuilder:
@@ -311,6 +332,19 @@ class StreamBuilder:
             changes.append(RowChange("DELETE", dict(live.rows[key]), None))
             live.remove(key)
         return self._dml(table, changes)
+
+    def lock_wait(self, table: Table) -> Iterator[Statement]:
+        """Two UPDATEs of one row, the second stamped LOCK_WAIT_MS before the first: it started
+        first, then waited on the row lock the first's transaction held. MySQL stamps a row event
+        with its statement's start time but writes the binlog in commit order, so only the
+        position orders them."""
+        key = self.rng.choice(self.live[self._id(table.database, table.name)].keys)
+        first = self.update(table, [(key, self.random_update(table, key, "one"))])
+        yield first
+        waited = self.update(table, [(key, self.random_update(table, key, "one"))])
+        yield replace(waited, event_ms=first.event_ms - LOCK_WAIT_MS)
+        # The row ends as the second left it: the replicas hold it only where positions order the pair.
+        self.live[self._id(table.database, table.name)].pin(key)
 
     def table(self, database: str, name: str) -> Table:
         return self.tables[self._id(database, name)]
@@ -658,15 +692,15 @@ def final_tables(seed: int, statements: int) -> dict[tuple[str, str], tuple[Tabl
 
 
 def _statements(builder: StreamBuilder, statements: int) -> Iterator[Statement]:
-    produced = 0
-    for statement in _curated_prefix(builder):
-        if produced == statements:
-            return
-        yield statement
-        produced += 1
-    while produced < statements:
-        yield builder.random_statement()
-        produced += 1
+    return islice(chain(_curated_prefix(builder), _random_statements(builder)), statements)
+
+
+def _random_statements(b: StreamBuilder) -> Iterator[Statement]:
+    while True:
+        if b.seq % LOCK_WAIT_EVERY == LOCK_WAIT_AT:
+            yield from b.lock_wait(b.table("shop", "customers"))
+        else:
+            yield b.random_statement()
 
 
 def deliveries(statements: Iterable[Statement]) -> Iterator[Statement]:
@@ -680,6 +714,12 @@ def deliveries(statements: Iterable[Statement]) -> Iterator[Statement]:
         if statement.seq % RESTART_EVERY == RESTART_AT:
             for sent in recent:
                 yield replace(sent, emitted_ms=sent.emitted_ms + RESTART_DELAY_MS, delivery=sent.delivery + 1)
+
+
+def producer_retried(statement: Statement) -> bool:
+    """Whether the producer writes each of the statement's messages twice, the copy right after
+    it (see RETRIED_AT); a restart's re-send is not retried."""
+    return statement.delivery == 0 and statement.seq % RETRY_EVERY in RETRIED_AT
 
 
 def restart_marks(sent: Iterable[Statement]) -> Iterator[tuple[Statement, bool]]:

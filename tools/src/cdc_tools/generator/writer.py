@@ -7,11 +7,12 @@ Layout under `out`:
     _expected/<format>/row_changes.jsonl, schema_changes.jsonl
     _expected/dbt_vars.json    {"cdc_primary_keys": {"db.table": [key columns]}} for every table
                                of the stream, for a build that should not take keys from DDL
-    _expected/redelivered_changes.json   {format: changes its restarts sent again}
+    _expected/redelivered_changes.json   {format: changes its restarts and retries sent again}
 
 The statements are landed as their producers send them (`stream.deliveries`): a restart sends
-the last few again in a new envelope, and each format starts a new file for them. The expected
-results hold each change once.
+the last few again in a new envelope, and each format starts a new file for them; a producer
+retry (`stream.producer_retried`) writes a statement's every line twice, the copy right after it
+in the same file. The expected results hold each change once.
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ from tqdm import tqdm
 from cdc_tools.avro_json import JsonDatums
 from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
 from cdc_tools.generator.formats import FORMATS, Encoder
-from cdc_tools.generator.stream import REDELIVERED_STATEMENTS, deliveries, logical_stream, restart_marks
+from cdc_tools.generator.stream import (
+    REDELIVERED_STATEMENTS,
+    deliveries,
+    logical_stream,
+    producer_retried,
+    restart_marks,
+)
 
 DEFAULT_FILE_BYTES = 64 * 1024 * 1024
 AvroEncoding = Literal["json", "binary"]
@@ -41,8 +48,8 @@ REDELIVERED_CHANGES_FILE = "redelivered_changes.json"
 
 class RollingWriter:
     """Writes lines to part-00000.jsonl, part-00001.jsonl, ... in `folder`, starting a new
-    file before a line would take the current one past `max_bytes` (a longer line gets a file
-    of its own)."""
+    file before a line (with its `copies`) would take the current one past `max_bytes` (a
+    longer one gets a file of its own)."""
 
     def __init__(self, folder: Path, max_bytes: int) -> None:
         self.folder = folder
@@ -52,8 +59,8 @@ class RollingWriter:
         self._size = 0
         folder.mkdir(parents=True, exist_ok=True)
 
-    def write(self, line: str) -> None:
-        data = line.encode("utf-8") + b"\n"
+    def write(self, line: str, copies: int = 1) -> None:
+        data = (line.encode("utf-8") + b"\n") * copies
         if self._out is None or (self._size and self._size + len(data) > self.max_bytes):
             self.roll()
         assert self._out is not None
@@ -90,12 +97,14 @@ class ContainerWriter:
         self._size = 0
         folder.mkdir(parents=True, exist_ok=True)
 
-    def write(self, line: str) -> None:
-        size = len(line.encode("utf-8")) + 1
+    def write(self, line: str, copies: int = 1) -> None:
+        size = (len(line.encode("utf-8")) + 1) * copies
         if self._writer is None or (self._size and self._size + size > self.max_bytes):
             self.roll()
         assert self._writer is not None
-        self._writer.write(self.datums(json.loads(line)))
+        datum = self.datums(json.loads(line))
+        for _ in range(copies):
+            self._writer.write(datum)
         self._size += size
 
     def roll(self) -> None:
@@ -169,6 +178,7 @@ def generate(
                     writer.roll()
                     counts[name].restarts.append((min(placed[name]), len(writer.files) - 1))
             redelivery = statement.delivery > 0
+            copies = 2 if producer_retried(statement) else 1
             table = statement.table
             if table is not None:
                 primary_keys[f"{table.database}.{table.name}"] = list(table.key)
@@ -179,10 +189,11 @@ def generate(
                 writer, count = writers[encoder.name], counts[encoder.name]
                 lines = encoder.encode(statement)
                 for line in lines:
-                    writer.write(line)
-                count.lines += len(lines)
+                    writer.write(line, copies)  # one file holds a line and its retry copy
+                count.lines += len(lines) * copies
                 file = len(writer.files) - 1
                 sent_schema_changes = encoder.sent_schema_changes(schema_changes)
+                count.redelivered_changes += (copies - 1) * (len(row_changes) + len(sent_schema_changes))
                 if redelivery:
                     count.restarts[-1] = (count.restarts[-1][0], file)
                     count.redelivered_changes += len(row_changes) + len(sent_schema_changes)

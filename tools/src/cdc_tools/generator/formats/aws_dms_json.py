@@ -12,7 +12,7 @@ IncludeControlDetails, IncludeTableAlterOperations, IncludeNullAndEmpty and Befo
   here) on even statements only, so that odd ones are identified by their transaction ids.
 - DDL: create-table, add-column / drop-column / rename-column / column-type-change (an ALTER
   by its statement), rename-table with the table's `table-def` after it (columns by name with
-  DMS's type, `primary-key`);
+  DMS's type, a decimal's precision and scale, a varchar's length; `primary-key`);
   drop-table and truncate-table with an empty `control`. A control record carries no statement
   and no commit time, only its `timestamp`, when DMS read the DDL from the log: the DDL's
   execution time here (a later emit time would place it after the rows that follow it, which
@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cdc_tools.generator.formats._json import dumps
-from cdc_tools.generator.model import SchemaChange, Statement, Table
+from cdc_tools.generator.model import Column, SchemaChange, Statement, Table
 from cdc_tools.generator.mutation_rules import (
     JSON_MUTATIONS,
     EventTime,
@@ -83,11 +83,20 @@ def _row(table: Table, text: dict[str, str | None]) -> str:
     return "{" + ",".join(f"{dumps(name)}:{_value(table, name, text[name])}" for name in table.column_names) + "}"
 
 
+def _column_definition(column: Column) -> dict[str, Any]:
+    """A column of `table-def`: DMS's type, with a decimal's precision and scale or a varchar's
+    length, as the user guide's example sends them."""
+    sized = {"precision": column.type.precision, "scale": column.type.scale, "length": column.type.length}
+    return {
+        "type": TYPES[column.type.kind],
+        **{name: value for name, value in sized.items() if value is not None},
+        "nullable": column.nullable,
+    }
+
+
 def _table_definition(table: Table) -> dict[str, Any]:
     return {
-        "columns": {
-            column.name: {"type": TYPES[column.type.kind], "nullable": column.nullable} for column in table.columns
-        },
+        "columns": {column.name: _column_definition(column) for column in table.columns},
         "primary-key": list(table.key),
     }
 
