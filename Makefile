@@ -11,10 +11,22 @@ SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarr
 VENVDBX := .venv-databricks
 INSTALLEDDBX := $(VENVDBX)/.installed
 
+# The JVM jars Spark loads (Delta Lake), one folder per Spark line, fetched by Maven once: a
+# build never downloads. Maven's repository is ~/.m2, as usual. Each folder is made anew when
+# the pom changes.
+JARS := jvm/jars/spark-4.0/.fetched
+JARS35 := jvm/jars/spark-3.5/.fetched
+
 .PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks lint format docs \
 	bench thrift-up thrift-down sql clean
 
-setup: $(INSTALLED) profiles.yml
+setup: $(INSTALLED) $(JARS) profiles.yml
+
+jvm/jars/%/.fetched: jvm/pom.xml
+	@command -v mvn >/dev/null || { echo "Maven is required (it fetches the Delta Lake jars)." >&2; exit 1; }
+	rm -rf $(@D)
+	mvn --quiet --batch-mode -Dstyle.color=never --file jvm/pom.xml --activate-profiles $* dependency:copy-dependencies
+	touch $@
 
 # The distributions this repository holds: the project's Python package (cdc-lakehouse, what its
 # Python models import), the adapter plugin and the tools. Installed together, so that pip takes
@@ -113,7 +125,10 @@ test-unit: setup
 # seeds' have data here: they run here rather than in each integration build. A throwaway Spark
 # dir leaves .spark/ alone. The landing has the samples' folders, empty: Spark prints a stack
 # trace for each folder that is missing.
+# ANSI mode on, as Spark 4 and Databricks SQL warehouses run: dbt runs the unit tests in a
+# plain `dbt build`, and a cast that fails there must fail here.
 FAST_DIR := $(CURDIR)/target/test-fast
+test-dbt-unit: export CDC_SPARK_ANSI := true
 test-dbt-unit: setup
 	rm -rf $(FAST_DIR) && mkdir -p $(addprefix $(FAST_DIR)/landing/,$(notdir $(wildcard samples/landing/*)))
 	CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/dbt build --target local \
@@ -129,7 +144,8 @@ test-integration: setup browser
 
 # Spark 3.5's forms of the SQL: dbt's unit tests (every format's staging, its rejections, the
 # shared rules) and the local equivalence build (every model over every format's stream).
-test-spark35: $(INSTALLED35) profiles.yml
+test-spark35: export CDC_SPARK_JARS := jvm/jars/spark-3.5/*
+test-spark35: $(INSTALLED35) $(JARS35) profiles.yml
 	$(MAKE) test-dbt-unit BIN=$(VENV35)/bin C1_ONLY= FAST_DIR=$(CURDIR)/target/test-spark35
 	$(VENV35)/bin/pytest tests/integration/test_format_equivalence.py
 
@@ -170,4 +186,4 @@ sql: setup
 	scripts/spark_sql.sh
 
 clean:
-	rm -rf .spark .thrift target logs $(INSTALLED) $(INSTALLED35) $(INSTALLEDDBX)
+	rm -rf .spark .thrift target logs jvm/jars $(INSTALLED) $(INSTALLED35) $(INSTALLEDDBX)

@@ -13,6 +13,10 @@ local_spark_args() {
         --master 'local[2]'
         --conf spark.ui.enabled=false
         --conf spark.sql.session.timeZone=UTC
+        # Delta Lake from the jars `make setup` fetched (as the profile does).
+        --driver-class-path "${CDC_SPARK_JARS:-jvm/jars/spark-4.0/*}"
+        --conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension
+        --conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog
         # Off as dbt-spark sets it for its sessions, unless CDC_SPARK_ANSI=true.
         --conf "spark.sql.ansi.enabled=${CDC_SPARK_ANSI:-false}"
         --conf "spark.sql.warehouse.dir=$state/warehouse"

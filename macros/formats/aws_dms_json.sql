@@ -119,7 +119,9 @@
                                 when table_column.value.length is not null then concat('(', table_column.value.length, ')')
                                 else ''
                             end
-                        )
+                        ),
+                        'length', cast(null as int),
+                        'scale', cast(null as int)
                     )
                 ),
                 'primaryKeyColumnNames', {{ definition }}.`primary-key`

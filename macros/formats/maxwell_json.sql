@@ -17,7 +17,7 @@
         `old`: {{ json_image_type() }},
         `sql`: string,
         `def`: struct<
-            `columns`: array<struct<`name`: string, `type`: string>>,
+            `columns`: array<struct<`name`: string, `type`: string, `precision`: int, `scale`: int>>,
             `primary-key`: array<string>
         >,
         `_corrupt_record`: string
@@ -87,7 +87,9 @@
                         'position', position + 1,
                         'jdbcType', cast(null as int),
                         'typeName', upper(table_column.type),
-                        'typeExpression', table_column.type
+                        'typeExpression', table_column.type,
+                        'length', table_column.precision,
+                        'scale', table_column.scale
                     )
                 ),
                 'primaryKeyColumnNames', {{ definition }}.`primary-key`

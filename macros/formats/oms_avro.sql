@@ -144,13 +144,21 @@
 
 
 {#- Column name -> MySQL type name, from the images' `type_info` (OMS DataType names, named by
-    `type_names`; a name it lacks stays as sent). -#}
+    `type_names`; a name it lacks stays as sent); a DecimalObject value states its column's
+    precision and scale, which the type name lacks: `decimal(p,s)`. -#}
 {% macro oms_avro_column_types(fields, images, type_names) -%}
+    {%- set v = oms_avro_union_value('column_value.value') -%}
+    {%- set precision = json_value_get(v, '$.precision', 'int') -%}
+    {%- set scale = json_value_get(v, '$.scale', 'int') -%}
     if(
         {{ oms_avro_fields_valid(fields) }} and size({{ images }}) = size({{ fields }}),
         map_from_arrays(
             transform({{ fields }}, field -> field.name),
-            transform({{ images }}, column_value -> coalesce(try_element_at({{ type_names }}, column_value.type_info), column_value.type_info))
+            transform({{ images }}, column_value -> coalesce(
+                if({{ precision }} >= 1 and {{ scale }} between 0 and {{ precision }}, format_string('decimal(%d,%d)', {{ precision }}, {{ scale }}), null),
+                try_element_at({{ type_names }}, column_value.type_info),
+                column_value.type_info
+            ))
         ),
         null
     )

@@ -21,12 +21,12 @@
             when {{ logical_type }} = 'io.debezium.data.VariableScaleDecimal'
                 then {{ connect_variable_scale_decimal_text(value) }}
             when {{ logical_type }} in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
-                then {{ connect_date_text('cast(' ~ value_text ~ ' as int)') }}
+                then {{ connect_date_text('try_cast(' ~ value_text ~ ' as int)') }}
             {%- for name, units in durations.items() %}
-            when {{ logical_type }} = '{{ name }}' then {{ connect_time_text('cast(' ~ value_text ~ ' as bigint)', units) }}
+            when {{ logical_type }} = '{{ name }}' then {{ connect_time_text('try_cast(' ~ value_text ~ ' as bigint)', units) }}
             {%- endfor %}
             {%- for name, units in instants.items() %}
-            when {{ logical_type }} = '{{ name }}' then {{ connect_timestamp_text('cast(' ~ value_text ~ ' as bigint)', units) }}
+            when {{ logical_type }} = '{{ name }}' then {{ connect_timestamp_text('try_cast(' ~ value_text ~ ' as bigint)', units) }}
             {%- endfor %}
             when {{ logical_type }} = 'io.debezium.time.ZonedTimestamp'
                 then {{ connect_zoned_timestamp_text(value_text) }}

@@ -38,5 +38,5 @@
     {%- if found.rows | length == 0 -%}
         {{ exceptions.raise_compiler_error('No replica of ' ~ database_name ~ '.' ~ table_name ~ ' in ' ~ listing) }}
     {%- endif -%}
-    {{ return(api.Relation.create(database=listing.database, schema=found[0][0], identifier=found[0][1], type='view')) }}
+    {{ return(api.Relation.create(database=listing.database, schema=found[0][0], identifier=found[0][1], type='table')) }}
 {%- endmacro %}

@@ -1,11 +1,8 @@
 {#- The materialization of dim_replica_tables. The model's query lists the tables to replicate;
-    each gets a view (`replica_view_ddl`), re-created each run so that it follows the table's
-    DDL: a view is as incremental as the row versions it reads and never differs from them. A
-    replica whose query is longer than var('replica_view_text_limit') (a table thousands of
-    columns wide) is a table instead: a metastore keeps a view's text only so long. The
-    model's table is the listing with what each replica holds now (`replica_stats_sql`), for
-    the data tests. Relations left in the replica schema by tables no longer listed are
-    dropped. -#}
+    each gets a Delta table, written by `write_replica`. The model's table is the listing with
+    what each replica holds now and how this run wrote it (`replica_stats_sql`), for the data
+    tests and for the next run. Relations left in the replica schema by tables no longer listed
+    are dropped. -#}
 {% materialization replicas, default %}
     {%- set existing = load_cached_relation(this) -%}
     {%- set target_relation = this.incorporate(type='table') -%}
@@ -15,28 +12,27 @@
     {%- for column in run_query(replica_columns_query()) -%}
         {%- do columns.setdefault(column['database_name'] ~ '.' ~ column['table_name'], []).append(column) -%}
     {%- endfor -%}
+    {%- set newest = {} -%}
+    {%- for table in run_query('select database_name, table_name, unix_micros(max(loaded_at)) from ' ~ ref('dim_row_versions') ~ ' group by 1, 2') -%}
+        {%- do newest.update({table[0] ~ '.' ~ table[1]: table[2]}) -%}
+    {%- endfor -%}
+    {%- set noted = {} -%}
+    {%- if existing is not none and 'definition_md5' in adapter.get_columns_in_relation(existing) | map(attribute='name') -%}
+        {%- for table in run_query(
+            'select database_name, table_name, replica_name as identifier, definition_md5, unix_micros(loaded_through) as loaded_through,'
+            ~ ' replica_rows, replica_keys, keyed_rows, overflowing_rows from ' ~ existing
+        ) -%}
+            {%- do noted.update({table['database_name'] ~ '.' ~ table['table_name']: table}) -%}
+        {%- endfor -%}
+    {%- endif -%}
     {%- set schema = api.Relation.create(database=this.database, schema=this.schema ~ '_replica') -%}
     {%- set replicas = [] -%}
     {%- for table in run_query(sql) -%}
         {%- set name = table['database_name'] ~ '.' ~ table['table_name'] -%}
-        {%- set replica = {
-            'database_name': table['database_name'],
-            'table_name': table['table_name'],
-            'relation': api.Relation.create(database=this.database, schema=schema.schema, identifier=table['replica_name'], type='view'),
-            'options': replica_options(name),
-        } -%}
         {%- if loop.first -%}{% do adapter.create_schema(schema) %}{%- endif -%}
-        {%- set outputs = replica_outputs(columns[name], replica.options) -%}
-        {%- set select_sql = replica_select(outputs, replica.database_name, replica.table_name, replica.options) -%}
-        {%- set as_table = select_sql | length > var('replica_view_text_limit') -%}
-        {%- do replica.update({'relation': replica.relation.incorporate(type='table' if as_table else 'view')}) -%}
-        {%- set found = adapter.get_relation(database=this.database, schema=schema.schema, identifier=replica.relation.identifier) -%}
-        {%- if found is not none and (as_table or found.type != 'view') -%}{% do adapter.drop_relation(found) %}{%- endif -%}
-        {%- if as_table -%}
-            {%- do run_query('create table ' ~ replica.relation ~ ' using ' ~ config.get('file_format', 'parquet') ~ ' as ' ~ select_sql) -%}
-        {%- else -%}
-            {%- do run_query(replica_view_ddl(replica.relation, replica.database_name, replica.table_name, outputs, select_sql, replica.options)) -%}
-        {%- endif -%}
+        {%- set replica = replica_definition(table, columns[name], schema) -%}
+        {%- do replica.update({'loaded_through': newest.get(name), 'noted': noted.get(name)}) -%}
+        {%- do replica.update({'write': write_replica(replica)}) -%}
         {%- do replicas.append(replica) -%}
     {%- endfor -%}
 
@@ -57,10 +53,70 @@
 {% endmaterialization %}
 
 
+{#- A replica of the listing's row `table`, with `columns` its rows of `replica_columns_query`,
+    in `schema`: its names, relation, options, outputs (`replica_outputs`), each column's
+    names before renames, and the MD5 of its options and columns (names and types). -#}
+{% macro replica_definition(table, columns, schema) -%}
+    {%- set options = replica_options(table['database_name'] ~ '.' ~ table['table_name']) -%}
+    {%- set outputs = replica_outputs(columns, options) -%}
+    {%- set previous_names = {} -%}
+    {%- for column in columns -%}
+        {%- do previous_names.update({column['replica_column_name']: fromjson(column['previous_names'])}) -%}
+    {%- endfor -%}
+    {{ return({
+        'database_name': table['database_name'],
+        'table_name': table['table_name'],
+        'relation': api.Relation.create(database=schema.database, schema=schema.schema, identifier=table['replica_name'], type='table'),
+        'options': options,
+        'outputs': outputs,
+        'previous_names': previous_names,
+        'definition_md5': local_md5(tojson([options, outputs | map(attribute=0) | list, outputs | map(attribute=2) | list])),
+    }) }}
+{%- endmacro %}
+
+
+{#- Writes `replica`, whose table's versions were loaded up to `replica.loaded_through` (unix
+    microseconds; none when it has none); `replica.noted` is the last run's listing of it.
+    Made anew when missing, under --full-refresh, or when its options or a column's type
+    changed (logged). Otherwise its columns follow the DDL (`replica_schema_changes`; unless
+    the listing notes the same definition), then a MERGE writes the rows of the keys with
+    versions loaded since the listing's `loaded_through`, or the replica's newest `_loaded_at`
+    (a run stopped before writing the listing). Says how: `created`, `rewritten`, `merged`
+    or `unchanged`. -#}
+{% macro write_replica(replica) -%}
+    {%- set noted = replica.noted -%}
+    {%- set found = adapter.get_relation(database=replica.relation.database, schema=replica.relation.schema, identifier=replica.relation.identifier) -%}
+    {%- set changes = none -%}
+    {%- if found is not none and found.type == 'table' and not should_full_refresh() -%}
+        {%- if noted and noted.identifier == replica.relation.identifier and noted.definition_md5 == replica.definition_md5 -%}
+            {%- set changes = [] -%}
+            {%- set applied = noted.loaded_through -%}
+        {%- else -%}
+            {%- set changes = replica_schema_changes(found, replica) -%}
+            {%- set applied = run_query('select unix_micros(max(_loaded_at)) from ' ~ replica.relation).columns[0].values()[0] -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if changes is none -%}
+        {%- if found is not none -%}
+            {%- do adapter.drop_relation(found) -%}
+            {%- do log('Replica ' ~ replica.relation ~ ' made anew: a full refresh, or its options or a column\'s type changed.', info=True) -%}
+        {%- endif -%}
+        {%- for statement in replica_create_statements(replica) %}{% do run_query(statement) %}{% endfor -%}
+        {{ return('created' if found is none else 'rewritten') }}
+    {%- endif -%}
+    {%- for statement in changes %}{% do run_query(statement) %}{% endfor -%}
+    {%- if replica.loaded_through is none or applied is not none and replica.loaded_through <= applied -%}
+        {{ return('unchanged') }}
+    {%- endif -%}
+    {%- do run_query(replica_merge_sql(replica, applied)) -%}
+    {{ return('merged') }}
+{%- endmacro %}
+
+
 {#- Every replicated column, in the replica's order: the source's where known, then as first
     seen. -#}
 {% macro replica_columns_query() -%}
-    select database_name, table_name, column_name, spark_type, source_type, is_dropped, to_json(previous_names) as previous_names
+    select database_name, table_name, column_name, replica_column_name, spark_type, source_type, is_dropped, to_json(previous_names) as previous_names
     from {{ ref('dim_replica_columns') }}
     order by database_name, table_name, ordinal_position nulls last, first_seen_at nulls last, column_name
 {%- endmacro %}
@@ -68,16 +124,38 @@
 
 {#- The listing (`listing_sql`) with what each of `replicas` holds now: its rows (the current
     versions of an SCD type 2 replica, the live rows of one with soft deletes), its distinct
-    and non-null keys among them, and its rows with a value in `_overflow`. The replicas' rows
-    are stacked and counted in one aggregation: one per replica took a shuffle each. -#}
+    and non-null keys among them, its rows with a value in `_overflow`, and how this run wrote
+    it. The rows of the replicas this run wrote are stacked and counted in one aggregation (one
+    per replica took a shuffle each); the others keep the last listing's counts. -#}
 {% macro replica_stats_sql(listing_sql, replicas) -%}
+    {%- set counted = [] -%}
+    {%- for replica in replicas if replica.write != 'unchanged' or replica.noted is none -%}
+        {%- do counted.append(replica) -%}
+    {%- endfor -%}
+    {%- set counts = ['replica_rows', 'replica_keys', 'keyed_rows', 'overflowing_rows'] -%}
     select
         listing.*,
-        coalesce(stats.replica_rows, 0) as replica_rows,
-        coalesce(stats.replica_keys, 0) as replica_keys,
-        coalesce(stats.keyed_rows, 0) as keyed_rows,
-        coalesce(stats.overflowing_rows, 0) as overflowing_rows
+        {%- for count in counts %}
+        coalesce(stats.{{ count }}, written.{{ count }}, 0) as {{ count }},
+        {%- endfor %}
+        written.write_action,
+        written.definition_md5,
+        timestamp_micros(written.loaded_through) as loaded_through
     from ({{ listing_sql }}) as listing
+    left join (
+        select * from values
+            {%- for replica in replicas %}
+            {%- set noted = replica.noted if replica not in counted else {} %}
+            ({{ string_literal(replica.database_name) }}, {{ string_literal(replica.table_name) }}, {{ string_literal(replica.write) }},
+             {{ string_literal(replica.definition_md5) }}, cast({{ replica.loaded_through if replica.loaded_through is not none else 'null' }} as bigint)
+             {%- for count in counts %}, cast({{ noted.get(count) if noted.get(count) is not none else 'null' }} as bigint){% endfor %}){{ ',' if not loop.last }}
+            {%- else %}
+            (cast(null as string), cast(null as string), cast(null as string), cast(null as string), cast(null as bigint)
+             {%- for count in counts %}, cast(null as bigint){% endfor %})
+            {%- endfor %}
+            as written (database_name, table_name, write_action, definition_md5, loaded_through, {{ counts | join(', ') }})
+    ) as written
+        on listing.database_name = written.database_name and listing.table_name = written.table_name
     left join (
         select
             database_name,
@@ -87,7 +165,7 @@
             count(primary_key) as keyed_rows,
             count_if(is_overflowing) as overflowing_rows
         from (
-            {%- for replica in replicas %}
+            {%- for replica in counted %}
             select
                 {{ string_literal(replica.database_name) }} as database_name,
                 {{ string_literal(replica.table_name) }} as table_name,

@@ -15,7 +15,7 @@ select
         table_column -> struct(
             table_column.name as column_name,
             table_column.position as ordinal_position,
-            coalesce(table_column.typeExpression, table_column.typeName) as column_type,
+            {{ table_column_type('table_column') }} as column_type,
             table_column.jdbcType as jdbc_type
         )
     ) as table_columns,

@@ -32,7 +32,7 @@ rebuilt_rows as (
 
 ),
 
--- The partitions this run writes, stamped with when their newest change was loaded.
+-- The tables whose rows this run rebuilds, stamped with when their newest change was loaded.
 rebuilt_tables as (
 
     select
@@ -121,10 +121,3 @@ select
 from versions
 inner join rebuilt_tables
     on versions.database_name <=> rebuilt_tables.database_name and versions.table_name <=> rebuilt_tables.table_name
-{%- if incremental_run() and config.get('incremental_strategy') == 'insert_overwrite' %}
-
--- An overwritten partition is written whole: its other rows keep the versions they have.
-union all
-
-{{ kept_versions('rebuilt_tables', 'rebuilt_rows') }}
-{%- endif %}

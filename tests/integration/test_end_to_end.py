@@ -1103,6 +1103,7 @@ def test_sample_replicas_are_typed_from_the_source_types_and_named_by_the_rule(s
         "_last_change_id": "string",
         "_last_operation": "string",
         "_last_event_at": "timestamp",
+        "_loaded_at": "timestamp",
     }
     (row,) = payments["rows"]
     assert {k: row[k] for k in ("id", "amount", "memo", "note", "paid", "_overflow", "_primary_key")} == {
@@ -1437,7 +1438,7 @@ def test_replica_options_give_history_with_dbt_snapshot_names_soft_deletes_and_a
     ]
     replicas = custom.tables(("items", "members", hostile), suffix="_replica")
     # shop.items: every version (SCD type 2) under dbt snapshot's names, without `tag`; the
-    # view of the first build (shop__items) is gone.
+    # table of the first build (shop__items) is gone.
     items = replicas["items"]
     assert items["types"] == {
         "id": "int",
@@ -1449,6 +1450,7 @@ def test_replica_options_give_history_with_dbt_snapshot_names_soft_deletes_and_a
         "dbt_updated_at": "timestamp",
         "dbt_valid_from": "timestamp",
         "dbt_valid_to": "timestamp",
+        "_loaded_at": "timestamp",
     }
     versions = sorted(
         ((r["id"], r["name"], r["price"], r["dbt_valid_from"], r["dbt_valid_to"]) for r in items["rows"]),

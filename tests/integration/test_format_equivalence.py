@@ -96,14 +96,15 @@ def server(root: Path) -> ThriftServer:
 def builds(root: Path, landing: Path, server: ThriftServer) -> Iterator[dict[str, Build]]:
     """The same build on the local target and on the thrift target (a Spark Thrift Server with
     Spark Connect for the Python model), started together: the local one with ANSI mode off
-    (dbt-spark's default), the server with it on (Spark 4's and Databricks SQL's)."""
+    (dbt-spark's default), the server with it on (Spark 4's and Databricks SQL's) and dbt's unit
+    tests in it, as a plain `dbt build` on Databricks runs them."""
     profiles = profiles_dir(root)
     # No var cdc_primary_keys: where messages name no key (Debezium), it comes from the DDL.
     started = {
         target: Build(
             f"format equivalence ({target})",
             root / target,
-            DATA_BUILD,
+            DATA_BUILD if target == "local" else ["build", "--exclude", "test_type:data,path:seeds"],
             landing,
             driver_memory="2g",
             target=target,
@@ -182,6 +183,8 @@ def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
 def test_the_thrift_server_runs_with_ansi_mode_on(builds: dict[str, Build], server: ThriftServer) -> None:
     builds["thrift"].wait()
     assert server.runs_ansi_mode
+    unit_tests = [uid for uid in builds["thrift"].run_results() if uid.startswith("unit_test.")]
+    assert len(unit_tests) >= 70
 
 
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:
@@ -238,7 +241,14 @@ SPARK_TYPES = {
     "datetime": "timestamp",
     "date": "date",
 }
-REPLICA_SYSTEM_COLUMNS = {"_overflow", "_primary_key", "_last_change_id", "_last_operation", "_last_event_at"}
+REPLICA_SYSTEM_COLUMNS = {
+    "_overflow",
+    "_primary_key",
+    "_last_change_id",
+    "_last_operation",
+    "_last_event_at",
+    "_loaded_at",
+}
 
 
 def _spark_type(column_type: ColumnType) -> str:

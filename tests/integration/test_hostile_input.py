@@ -23,6 +23,7 @@ target.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -45,6 +46,7 @@ from support.compared_facts import expected_row_change, expected_schema_change, 
 from support.dbt_harness import ANSI_MODE, DATA_BUILD, MARTS, REPO, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 from support.hostile_inputs import (
+    CASE_TWIN_IMAGE,
     FORMAT_RULES,
     SQL_AND_QUOTES,
     Mutant,
@@ -420,6 +422,27 @@ def test_hostile_names_inject_no_sql_every_relation_still_exists(hostile: Build,
     # Every mart was read above; the relations the hostile names name are there and full.
     assert all(results[mart] for mart in ("fct_row_changes", "fct_schema_changes", "fct_rejected_messages"))
     assert len({r["change_id"] for r in results["fct_row_changes"]}) == len(results["fct_row_changes"])
+
+
+def test_columns_twinned_by_case_each_get_a_replica_column_named_by_the_rule(hostile: Build, results: dict) -> None:
+    """A table with columns `Twin`, `twin` and `_OVERFLOW` builds its replica (Spark ignores case
+    in names): each of them is its name, `_` and 8 hex digits of its SHA-256."""
+    twinned = sorted(
+        {
+            (r["database_name"], r["table_name"])
+            for r in results["fct_row_changes"]
+            if "Twin" in (r["after_image"] or r["before_image"] or {})
+        }
+    )
+    assert twinned
+    renamed = {name: f"{name}_{hashlib.sha256(name.encode()).hexdigest()[:8]}" for name in CASE_TWIN_IMAGE}
+    columns = {(r["database_name"], r["table_name"], r["column_name"]): r for r in results["dim_replica_columns"]}
+    for table in twinned:
+        assert {name: columns[(*table, name)]["replica_column_name"] for name in CASE_TWIN_IMAGE} == renamed
+    listing = {(r["database_name"], r["table_name"]): r["replica_name"] for r in results["dim_replica_tables"]}
+    replicas = hostile.tables(tuple(listing[table] for table in twinned), suffix="_replica")
+    for replica in replicas.values():
+        assert set(renamed.values()) | {"_overflow"} <= set(replica["types"])
 
 
 def test_reconciliation_mart_balances_lines_and_messages_per_format(landing: Landing, results: dict) -> None:

@@ -18,8 +18,8 @@ pieces land in different runs is rejected as incomplete_shards (docs/incremental
 Step 4 is a whole build, so the data tests (reconciliation included) run on incremental state;
 they read what was loaded since step 1, the last build whose data tests all passed: parts 2 and 3.
 
-The marts are read after steps 4, 5 and 6, and after step 5 the Parquet footers of the staged
-and row-change tables (their row groups' `loaded_at` statistics). `loaded_at` (when a row was
+The marts are read after steps 4, 5 and 6, and after step 5 the Delta logs of the staged and
+row-change tables (their data files' `loaded_at` statistics). `loaded_at` (when a row was
 loaded) is the only column that may differ between incremental and full-refresh builds.
 """
 
@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 import fastavro
-import pyarrow.parquet as pq
 import pytest
 
 from cdc_tools.generator.formats import FORMATS as ENCODERS
@@ -51,7 +50,7 @@ SEED = 20240607
 FILE_BYTES = 12_000  # several files per format
 PARTS = 3
 STAGED_TABLES = tuple(f"stg_{name}__messages" for name in FORMATS)
-# The tables whose Parquet row groups' loaded_at statistics are read after step 5.
+# The tables whose data files' loaded_at statistics are read after step 5.
 LOADED_AT_TABLES = (*STAGED_TABLES, "int_row_changes_labelled", "fct_row_changes")
 # The copied file: a part-1 file of this format, landed again with part 3 under another name.
 REDELIVERED_FORMAT = "canal_json"
@@ -71,8 +70,9 @@ class Runs:
     rerun: dict[str, list[dict[str, Any]]]  # the marts and the staged tables
     full_refresh: dict[str, list[dict[str, Any]]]
     rerun_replicas: dict[str, list[dict[str, Any]]]  # each typed replica's rows, by relation name
-    # After step 5, each Parquet row group's loaded_at (min, max) statistics, by table; None: none.
-    loaded_at_row_groups: dict[str, list[tuple[Any, Any] | None]]
+    # After step 5, each data file's loaded_at (min, max) statistics in its Delta log, by table.
+    loaded_at_files: dict[str, list[tuple[Any, Any] | None]]
+    change_feed: list[dict[str, Any]]  # fct_row_changes' Delta change data feed after step 5
     full_refresh_replicas: dict[str, list[dict[str, Any]]]
 
 
@@ -195,7 +195,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         rerun = {name: table["rows"] for name, table in rerun_build.tables(MARTS + STAGED_TABLES).items()}
         rerun_replicas = _replicas(rerun_build)
         rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
-        loaded_at_row_groups = _loaded_at_row_groups(workers[0].spark_dir / "warehouse" / f"{SCHEMA}.db")
+        change_feed = rerun_build.query(
+            f"select _change_type, change_id from table_changes('{SCHEMA}.fct_row_changes', 0)"
+        )
+        loaded_at_files = _loaded_at_file_stats(workers[0].spark_dir / "warehouse" / f"{SCHEMA}.db")
         full_refresh_build = run(["run", "--full-refresh"])
         yield Runs(
             landing,
@@ -207,7 +210,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             rerun,
             full_refresh_build.marts(),
             rerun_replicas,
-            loaded_at_row_groups,
+            loaded_at_files,
+            change_feed,
             _replicas(full_refresh_build),
         )
     finally:
@@ -215,25 +219,24 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             worker.close()
 
 
-def _loaded_at_row_groups(schema_dir: Path) -> dict[str, list[tuple[Any, Any] | None]]:
-    """Of each of LOADED_AT_TABLES, each Parquet row group's loaded_at statistics, (min, max), or
-    None where the file holds none."""
-    groups: dict[str, list[tuple[Any, Any] | None]] = {}
+def _loaded_at_file_stats(schema_dir: Path) -> dict[str, list[tuple[Any, Any] | None]]:
+    """Of each of LOADED_AT_TABLES, each data file's loaded_at statistics in its Delta log,
+    (min, max), or None where the log holds none: the files of the table's latest version,
+    replayed from its commits (JSON, kept beside any checkpoint)."""
+    files: dict[str, list[tuple[Any, Any] | None]] = {}
     for table in LOADED_AT_TABLES:
-        for path in sorted((schema_dir / table).glob("*.parquet")):
-            metadata = pq.ParquetFile(path).metadata
-            for index in range(metadata.num_row_groups):
-                row_group = metadata.row_group(index)
-                (column,) = [
-                    row_group.column(at)
-                    for at in range(row_group.num_columns)
-                    if row_group.column(at).path_in_schema == "loaded_at"
-                ]
-                stats = column.statistics
-                groups.setdefault(table, []).append(
-                    (stats.min, stats.max) if stats is not None and stats.has_min_max else None
-                )
-    return groups
+        live: dict[str, tuple[Any, Any] | None] = {}
+        for commit in sorted((schema_dir / table / "_delta_log").glob("*.json")):
+            for action in map(json.loads, commit.read_text().splitlines()):
+                if "remove" in action:
+                    live.pop(action["remove"]["path"], None)
+                elif "add" in action:
+                    stats = json.loads(action["add"].get("stats") or "{}")
+                    low = stats.get("minValues", {}).get("loaded_at")
+                    high = stats.get("maxValues", {}).get("loaded_at")
+                    live[action["add"]["path"]] = None if low is None or high is None else (low, high)
+        files[table] = list(live.values())
+    return files
 
 
 def _replicas(build: Build) -> dict[str, list[dict[str, Any]]]:
@@ -254,17 +257,24 @@ def _uri(path: Path) -> str:
 
 @pytest.mark.parametrize("mart", MARTS)
 def test_incremental_runs_give_exactly_the_marts_of_one_full_refresh(runs: Runs, mart: str) -> None:
-    incremental = _rows(runs.rerun[mart], without=("loaded_at",))
-    full_refresh = _rows(runs.full_refresh[mart], without=("loaded_at",))
+    # When rows were loaded, and how a run wrote each replica, are the runs' own.
+    differ = ("loaded_at", "loaded_through", "write_action")
+    incremental = _rows(runs.rerun[mart], without=differ)
+    full_refresh = _rows(runs.full_refresh[mart], without=differ)
     assert sum(full_refresh.values()) > 0 or mart == "dim_keyless_tables"  # every table has its key
     assert incremental == full_refresh
 
 
 def test_incremental_runs_give_exactly_the_replicas_of_one_full_refresh(runs: Runs) -> None:
+    # Step 4 merged the keys with new versions into the tables the builds before made, late
+    # changes among them (part 3 holds changes older than some of parts 1 and 2); a table whose
+    # column changed type is made anew.
+    writes = Counter(row["write_action"] for row in runs.after_part_3["dim_replica_tables"])
+    assert set(writes) <= {"merged", "unchanged", "rewritten"} and writes["merged"] >= 3, writes
     assert sorted(runs.rerun_replicas) == sorted(runs.full_refresh_replicas)
     assert len(runs.full_refresh_replicas) >= 3
     for name, rows in runs.full_refresh_replicas.items():
-        assert _rows(runs.rerun_replicas[name]) == _rows(rows), name
+        assert _rows(runs.rerun_replicas[name], without=("_loaded_at",)) == _rows(rows, without=("_loaded_at",)), name
     assert sum(len(rows) for rows in runs.full_refresh_replicas.values()) > 0
 
 
@@ -334,18 +344,26 @@ def test_same_file_landed_twice_gives_no_duplicate_row_changes(runs: Runs) -> No
     assert len(from_original) >= reconciled[original]["row_change_messages"]
 
 
-def test_row_groups_say_their_loaded_at_range_so_that_earlier_loads_are_skipped(runs: Runs) -> None:
-    """Every row group's statistics give its loaded_at range (INT64 microseconds: Spark's default,
-    INT96, has none), and a staged table's row groups hold one load each: an incremental model's
-    `loaded_at > <newest>` skips the row groups of earlier loads unread."""
-    assert sorted(runs.loaded_at_row_groups) == sorted(LOADED_AT_TABLES)
-    for table, groups in runs.loaded_at_row_groups.items():
-        assert None not in groups, table
+def test_data_files_say_their_loaded_at_range_so_that_earlier_loads_are_skipped(runs: Runs) -> None:
+    """Every data file's statistics in the Delta log give its loaded_at range, and a staged
+    table's files hold one load each: an incremental model's `loaded_at > <newest>` skips the
+    files of earlier loads unread."""
+    assert sorted(runs.loaded_at_files) == sorted(LOADED_AT_TABLES)
+    for table, files in runs.loaded_at_files.items():
+        assert files and None not in files, table
     for table in STAGED_TABLES:
-        groups = runs.loaded_at_row_groups[table]
-        assert all(low == high for low, high in groups), table
+        files = runs.loaded_at_files[table]
+        assert all(low == high for low, high in files), table
         # Steps 1, 2 (before the kill) and 4 staged files; steps 3 and 5 found none.
-        assert len({low for low, _ in groups}) == 3, table
+        assert len({low for low, _ in files}) == 3, table
+
+
+def test_the_facts_change_feed_holds_each_fact_once_as_an_insert(runs: Runs) -> None:
+    """A reader following fct_row_changes' change data feed over the builds and runs of steps
+    1 to 5 (a killed one among them) sees every fact once, inserted, and nothing else."""
+    facts = sorted(row["change_id"] for row in runs.rerun["fct_row_changes"])
+    assert {row["_change_type"] for row in runs.change_feed} == {"insert"}
+    assert sorted(row["change_id"] for row in runs.change_feed) == facts
 
 
 def _compiled_test(runs: Runs, prefix: str) -> str:

@@ -199,6 +199,11 @@ class Build:
         self.wait()
         return self._worker.spark_setting(key)
 
+    def query(self, sql: str) -> list[dict[str, Any]]:
+        """The rows of a Spark SQL query, in the Spark session the build ran on."""
+        self.wait()
+        return self._worker.query(sql)
+
     def run_results(self) -> dict[str, str]:
         """unique_id -> status of every node the invocation ran; exposures, which run nothing
         (their status is `no-op`), are left out."""

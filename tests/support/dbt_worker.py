@@ -97,6 +97,10 @@ class DbtWorker:
     def tables(self, schema: str, names: tuple[str, ...], timeout_s: float = 600) -> dict[str, Any]:
         return self.call({"op": "tables", "schema": schema, "tables": list(names)}, timeout_s)["tables"]
 
+    def query(self, sql: str, timeout_s: float = 600) -> list[dict[str, Any]]:
+        """The rows of a Spark SQL query on the worker's warehouse."""
+        return self.call({"op": "query", "sql": sql}, timeout_s)["rows"]
+
     def spark_setting(self, key: str, timeout_s: float = 600) -> str | None:
         """A setting of the worker's running SparkSession (None before any build started one);
         answered, as every request, after the requests before it."""
@@ -146,33 +150,42 @@ def _invoke(args: list[str], env: dict[str, str], output: str) -> dict[str, Any]
     return {"success": result.success, "exception": None if result.exception is None else repr(result.exception)}
 
 
+def _session(spark_dir: str) -> Any:
+    """dbt's SparkSession, as dbt configured it, else one of its own on the Spark dir."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is not None:
+        return SparkSession.builder.getOrCreate()
+    return (
+        SparkSession.builder.master("local[1]")
+        .appName("cdc-test-read-tables")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.driver.memory", "1g")
+        .config("spark.sql.warehouse.dir", spark_dir + "/warehouse")
+        .config(
+            "spark.hadoop.javax.jdo.option.ConnectionURL",
+            "jdbc:derby:;databaseName=" + spark_dir + "/metastore_db;create=true",
+        )
+        .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + spark_dir)
+        # Delta, as the profile loads it (jvm/jars, from the repo folder this worker runs in).
+        .config("spark.driver.extraClassPath", os.environ.get("CDC_SPARK_JARS", "jvm/jars/spark-4.0/*"))
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .enableHiveSupport()
+        .getOrCreate()
+    )
+
+
 def _read_tables(spark_dir: str, schema: str, names: list[str]) -> dict[str, Any]:
     """Each table's Spark column types and rows; timestamps as unix microseconds (no time-zone
     guessing), decimals as their exact text."""
-    from pyspark import SparkContext
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
     from pyspark.sql.types import TimestampType
 
-    if SparkContext._active_spark_context is not None:  # dbt's session, as dbt configured it
-        spark = SparkSession.builder.getOrCreate()
-    else:
-        spark = (
-            SparkSession.builder.master("local[1]")
-            .appName("cdc-test-read-tables")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "1")
-            .config("spark.driver.memory", "1g")
-            .config("spark.sql.warehouse.dir", spark_dir + "/warehouse")
-            .config(
-                "spark.hadoop.javax.jdo.option.ConnectionURL",
-                "jdbc:derby:;databaseName=" + spark_dir + "/metastore_db;create=true",
-            )
-            .config("spark.driver.extraJavaOptions", "-Dderby.system.home=" + spark_dir)
-            .enableHiveSupport()
-            .getOrCreate()
-        )
+    spark = _session(spark_dir)
     tables = {}
     for name in names:
         source = spark.table(f"{schema}.{name}")
@@ -193,6 +206,10 @@ def _read_tables(spark_dir: str, schema: str, names: list[str]) -> dict[str, Any
     return tables
 
 
+def _query(spark_dir: str, sql: str) -> list[dict[str, Any]]:
+    return [row.asDict(recursive=True) for row in _session(spark_dir).sql(sql).collect()]
+
+
 def _spark_setting(key: str) -> str | None:
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
@@ -211,6 +228,8 @@ def main(spark_dir: str) -> None:
                 answer = _invoke(request["args"], request["env"], request["output"])
             elif request["op"] == "setting":
                 answer = {"value": _spark_setting(request["key"])}
+            elif request["op"] == "query":
+                answer = {"rows": _query(spark_dir, request["sql"])}
             else:
                 answer = {"tables": _read_tables(spark_dir, request["schema"], request["tables"])}
         except Exception:  # answered, so that the test fails with it rather than hanging

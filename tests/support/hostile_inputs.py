@@ -13,7 +13,7 @@ binary container files. Their lines take the JSON classes that apply to a record
 two_values, blank_line, not_an_object, wrong_type of each field as a whole, missing_field,
 unknown_operation, hostile_names, wide_image, huge_value, invalid_utf8 inside a string,
 duplicate_key, lone_surrogate, empty_column_name, leading_whitespace, implausible_time,
-null_key_value, long_names) and `unknown_branch`: a union of the record or of a column value
+null_key_value, long_names, case_twin_columns) and `unknown_branch`: a union of the record or of a column value
 under a branch name the schema does not have. Their container files (`container_mutants`, the classes
 `FormatRules.container_mutations` names) hold records one per block: valid records, then one
 damaged record, a union index out of range (`unknown_branch_index`) or its block cut short
@@ -692,6 +692,25 @@ def long_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[M
     return strategy()
 
 
+# Columns that Spark, ignoring case, takes for one another or for a replica's own column.
+CASE_TWIN_IMAGE = {"Twin": "upper", "twin": "lower", "_OVERFLOW": "own"}
+
+
+def case_twin_columns(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
+    """A row change whose columns' names differ only in case (Postgres allows "Case" beside
+    case), one of them a replica's own column's name: used verbatim, each a replica column."""
+    row_changes = [s for s in sources if rules.kind(s.message) == "row_change"]
+
+    @st.composite
+    def strategy(draw: st.DrawFn) -> Mutant:
+        message = copy.deepcopy(draw(st.sampled_from(row_changes)).message)
+        for column, value in CASE_TWIN_IMAGE.items():
+            rules.add_column(message, column, value)
+        return _mutant(rules, "case_twin_columns", message, used("row_change"), image=CASE_TWIN_IMAGE)
+
+    return strategy()
+
+
 # Classes drawn from (rules, sources). `plan` draws the other two itself: wrong_type once per field
 # the format reads, mixed_batch from spare statements landed nowhere else.
 MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
@@ -717,6 +736,7 @@ MUTATIONS: dict[str, Callable[..., st.SearchStrategy[Mutant]]] = {
     "null_key_value": null_key_value,
     "value_too_large": value_too_large,
     "long_names": long_names,
+    "case_twin_columns": case_twin_columns,
 }
 # How many examples of each class a landing gets: the costly ones (megabytes) few.
 EXAMPLES = {

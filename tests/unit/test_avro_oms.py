@@ -170,22 +170,24 @@ def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession,
     (row,) = _decode(spark, compiled, _insert(1, values))
     assert (row["disposition"], row["disposition_reason"]) == ("row_change", None)
     assert row["after_image"] == {"id": "1"} | {f"c{number}": text for number, (_, _, _, text) in enumerate(BRANCHES)}
-    # OMS DataType names as MySQL type names (seed oms_data_types).
-    assert row["column_types"]["c1"] == "int" and row["column_types"]["c11"] == "decimal"
+    # OMS DataType names as MySQL type names (seed oms_data_types); a DecimalObject's own precision and scale.
+    assert row["column_types"]["c1"] == "int" and row["column_types"]["c11"] == "decimal(12,2)"
     assert row["key_columns"] == ["id"]
     assert row["before_image"] is None
 
 
 def test_data_types_are_named_by_the_seed(spark: SparkSession, compiled: dict[str, str]) -> None:
     """OMS DataType names as seed oms_data_types names them in MySQL's words; a name it lacks
-    stays as sent."""
+    stays as sent. A DecimalObject states its column's precision and scale, which the name lacks;
+    a NULL value states none."""
     values = {
         "id": ("INTEGER", {"int": 1}),
         "price": ("DECIMAL", {NS + "DecimalObject": {"precision": 5, "scale": 2, "value": "1.5"}}),
+        "unpriced": ("DECIMAL", None),
         "odd": ("NOT_A_TYPE", {"string": "x"}),
     }
     (row,) = _decode(spark, compiled, _insert(1, values))
-    assert row["column_types"] == {"id": "int", "price": "decimal", "odd": "NOT_A_TYPE"}
+    assert row["column_types"] == {"id": "int", "price": "decimal(5,2)", "unpriced": "decimal", "odd": "NOT_A_TYPE"}
 
 
 def test_record_fields_become_message_columns(spark: SparkSession, compiled: dict[str, str]) -> None:

@@ -161,7 +161,20 @@ replica_columns as (
 
 select
     replica_columns.*,
-    coalesce(drops.dropped_at > coalesce(replica_columns.last_seen_at, timestamp '0001-01-01'), false) as is_dropped
+    coalesce(drops.dropped_at > coalesce(replica_columns.last_seen_at, timestamp '0001-01-01'), false) as is_dropped,
+    -- Spark's names ignore case: a name that, case aside, another column of the table has (Postgres
+    -- allows "Case" beside case) or a replica's own column has, ends with `_` and 8 hex digits of
+    -- its SHA-256, as a colliding replica name does.
+    case
+        when
+            count(*) over (
+                partition by
+                    replica_columns.database_name, replica_columns.table_name, lower(replica_columns.column_name)
+            ) > 1
+            or lower(replica_columns.column_name) in {{ sql_list(replica_reserved_column_names()) }}
+            then concat(replica_columns.column_name, '_', left(sha2(replica_columns.column_name, 256), 8))
+        else replica_columns.column_name
+    end as replica_column_name
 from replica_columns
 left join drops
     on

@@ -4,7 +4,7 @@
 -- The source tables replicated, each with its relation: `<database>__<table>`, lower-cased, other
 -- characters `_`, in the schema `<this schema>_replica`. A name over 100 characters, or one that
 -- more than one table would get, is cut to 91 and ends with `_` and 8 hex digits of its source
--- name's SHA-256. The `replicas` materialization creates a view for each row.
+-- name's SHA-256. The `replicas` materialization keeps a Delta table for each row.
 {%- set replicas = var('replicas') %}
 
 with

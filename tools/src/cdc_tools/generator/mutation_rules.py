@@ -105,6 +105,7 @@ EVERY_FORMAT_MUTATIONS = (
     "implausible_time",
     "null_key_value",
     "long_names",
+    "case_twin_columns",
 )
 CANAL_DDL = ("CREATE", "ALTER", "ERASE", "QUERY", "TRUNCATE", "RENAME", "CINDEX", "DINDEX")
 # The mutation classes of a JSON format that batches; a format that does not leaves out mixed_batch.

@@ -1,4 +1,4 @@
-{#- (name, expression, description) of a replica's columns: the kept source columns (options
+{#- (name, expression, Spark type, description) of a replica's columns: the kept source columns (options
     `columns`, `except_columns`) typed, `_overflow`, then the system columns. `columns` are
     rows of dim_replica_columns, `options` the table's (docs/replicas.md#options). Names come
     from data: only ever quoted identifiers and string literals. Descriptions are cut to 250
@@ -14,25 +14,27 @@
     {%- set outputs = [] -%}
     {%- for column in kept -%}
         {%- set previous = fromjson(column['previous_names']) -%}
-        {%- do outputs.append((column['column_name'], replica_value(column['column_name'], previous, column['spark_type']),
-            (column['spark_type'] ~ ' from the source type ' ~ (column['source_type'] or 'unknown')
+        {%- do outputs.append((column['replica_column_name'], replica_value(column['column_name'], previous, column['spark_type']),
+            column['spark_type'], (column['spark_type'] ~ ' from the source type ' ~ (column['source_type'] or 'unknown')
+            ~ ((' (source column ' ~ column['column_name'] ~ ')') if column['replica_column_name'] != column['column_name'] else '')
             ~ (('; before a rename: ' ~ previous | join(', ')) if previous else '')
             ~ ('; dropped at the source: each row keeps the value it last had' if column['is_dropped'] else ''))[:250])) -%}
     {%- endfor -%}
     {%- set typed = kept | rejectattr('spark_type', 'equalto', 'string') | list -%}
-    {%- do outputs.append(('_overflow', replica_overflow(typed), 'The source text of each value that does not fit its column\'s type, by column name; empty when all fit.')) -%}
+    {%- do outputs.append(('_overflow', replica_overflow(typed), 'map<string,string>', 'The source text of each value that does not fit its column\'s type, by column name; empty when all fit.')) -%}
     {%- do outputs.extend(replica_system_columns(options)) -%}
     {{ return(outputs) }}
 {%- endmacro %}
 
 
-{#- A replica's query over its `outputs`. -#}
-{% macro replica_select(outputs, database_name, table_name, options) -%}
+{#- A replica's query over its `outputs`: its rows, or those of the keys `keys` (a query of
+    primary keys) gives. -#}
+{% macro replica_select(outputs, database_name, table_name, options, keys=none) -%}
     select
-        {%- for name, expression, description in outputs %}
+        {%- for name, expression, spark_type, description in outputs %}
         {{ expression }} as {{ quoted_identifier(name) }}{{ ',' if not loop.last }}
         {%- endfor %}
-    from {{ replica_versions(database_name, table_name, options, replica_tracked_values(outputs, options)) }}
+    from {{ replica_versions(database_name, table_name, options, replica_tracked_values(outputs, options), keys) }}
 {%- endmacro %}
 
 
@@ -49,25 +51,13 @@
         ) }}
     {%- endif -%}
     {%- set values = [] -%}
-    {%- for name, expression, description in outputs -%}
+    {%- for name, expression, spark_type, description in outputs -%}
         {%- if name == '_overflow' -%}{% break %}{%- endif -%}
         {%- if (tracked is none or name in tracked) and name not in (untracked or []) -%}
             {%- do values.append(expression) -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return(values) }}
-{%- endmacro %}
-
-
-{#- `create or replace view` of a replica, each column described. -#}
-{% macro replica_view_ddl(relation, database_name, table_name, outputs, select_sql, options) -%}
-    create or replace view {{ relation }} (
-        {%- for name, expression, description in outputs %}
-        {{ quoted_identifier(name) }} comment {{ string_literal(description) }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    )
-    comment {{ string_literal('The ' ~ ('history (SCD type 2)' if options.get('scd_type') == 2 else 'current rows') ~ ' of the source table ' ~ database_name ~ '.' ~ table_name ~ ', typed.') }}
-    as {{ select_sql }}
 {%- endmacro %}
 
 
@@ -104,7 +94,7 @@
         map_filter(map(
             {%- for column in typed_columns %}
             {%- set text = replica_text(column['column_name'], fromjson(column['previous_names'])) %}
-            {{ string_literal(column['column_name']) }},
+            {{ string_literal(column['replica_column_name']) }},
             case when {{ text }} is not null and try_cast({{ text }} as {{ column['spark_type'] }}) is null then {{ text }} end{{ ',' if not loop.last }}
             {%- endfor %}
         ), (column_name, text) -> text is not null)
@@ -116,54 +106,64 @@
 
 {#- (name, expression, description) of the columns a replica adds to the source's. -#}
 {% macro replica_system_columns(options) -%}
-    {%- set columns = [('_primary_key', 'primary_key', 'The row\'s primary key: JSON of its key columns\' source text.')] -%}
+    {%- set columns = [('_primary_key', 'primary_key', 'string', 'The row\'s primary key: JSON of its key columns\' source text.')] -%}
     {%- if options.get('scd_type') == 2 and options.get('column_names') == 'dbt_snapshot' -%}
         {%- do columns.extend([
-            ('dbt_scd_id', 'opened_by_change_id', 'The change that opened this version (`fct_row_changes.change_id`).'),
-            ('dbt_updated_at', 'valid_from', 'When that change happened at the source.'),
-            ('dbt_valid_from', 'valid_from', 'When this version became the row\'s.'),
-            ('dbt_valid_to', 'valid_to', 'When a later change, TRUNCATE or DROP ended it; null while current.'),
+            ('dbt_scd_id', 'opened_by_change_id', 'string', 'The change that opened this version (`fct_row_changes.change_id`).'),
+            ('dbt_updated_at', 'valid_from', 'timestamp', 'When that change happened at the source.'),
+            ('dbt_valid_from', 'valid_from', 'timestamp', 'When this version became the row\'s.'),
+            ('dbt_valid_to', 'valid_to', 'timestamp', 'When a later change, TRUNCATE or DROP ended it; null while current.'),
         ]) -%}
     {%- elif options.get('scd_type') == 2 -%}
         {%- do columns.extend([
-            ('_valid_from', 'valid_from', 'When this version became the row\'s (the event time of the change that opened it).'),
-            ('_valid_to', 'valid_to', 'When a later change, TRUNCATE or DROP ended it; null while current.'),
-            ('_is_current', 'is_current', 'Whether this is the row\'s version now.'),
-            ('_opened_by_change_id', 'opened_by_change_id', 'The change that opened this version (`fct_row_changes.change_id`).'),
-            ('_opened_by_operation', 'opened_by_operation', 'INSERT or UPDATE.'),
-            ('_closed_by_operation', 'closed_by_operation', 'UPDATE, DELETE, TRUNCATE or DROP; null while current.'),
+            ('_valid_from', 'valid_from', 'timestamp', 'When this version became the row\'s (the event time of the change that opened it).'),
+            ('_valid_to', 'valid_to', 'timestamp', 'When a later change, TRUNCATE or DROP ended it; null while current.'),
+            ('_is_current', 'is_current', 'boolean', 'Whether this is the row\'s version now.'),
+            ('_opened_by_change_id', 'opened_by_change_id', 'string', 'The change that opened this version (`fct_row_changes.change_id`).'),
+            ('_opened_by_operation', 'opened_by_operation', 'string', 'INSERT or UPDATE.'),
+            ('_closed_by_operation', 'closed_by_operation', 'string', 'UPDATE, DELETE, TRUNCATE or DROP; null while current.'),
         ]) -%}
     {%- else -%}
         {%- do columns.extend([
-            ('_last_change_id', 'opened_by_change_id', 'The change that gave the row its current image (`fct_row_changes.change_id`).'),
-            ('_last_operation', 'opened_by_operation', 'INSERT or UPDATE.'),
-            ('_last_event_at', 'valid_from', 'When that change happened at the source.'),
+            ('_last_change_id', 'opened_by_change_id', 'string', 'The change that gave the row its current image (`fct_row_changes.change_id`).'),
+            ('_last_operation', 'opened_by_operation', 'string', 'INSERT or UPDATE.'),
+            ('_last_event_at', 'valid_from', 'timestamp', 'When that change happened at the source.'),
         ]) -%}
         {%- if options.get('deletes') == 'soft' -%}
             {%- do columns.extend([
-                ('_is_deleted', 'not is_current', 'Whether a DELETE, TRUNCATE or DROP ended the row (its last image is kept).'),
-                ('_deleted_at', 'case when not is_current then valid_to end', 'When it was ended; null for a live row.'),
+                ('_is_deleted', 'not is_current', 'boolean', 'Whether a DELETE, TRUNCATE or DROP ended the row (its last image is kept).'),
+                ('_deleted_at', 'case when not is_current then valid_to end', 'timestamp', 'When it was ended; null for a live row.'),
             ]) -%}
         {%- endif -%}
     {%- endif -%}
+    {%- do columns.append(('_loaded_at', 'loaded_at', 'timestamp', 'When the run that last wrote this row loaded its newest change.')) -%}
     {{ return(columns) }}
+{%- endmacro %}
+
+
+{#- The names of the columns any replica adds to its source columns. -#}
+{% macro replica_reserved_column_names() -%}
+    {%- set names = ['_overflow'] -%}
+    {%- for options in [{}, {'deletes': 'soft'}, {'scd_type': 2}, {'scd_type': 2, 'column_names': 'dbt_snapshot'}] -%}
+        {%- for name, expression, spark_type, description in replica_system_columns(options) -%}
+            {%- do names.append(name) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(names | unique | list) }}
 {%- endmacro %}
 
 
 {#- The versions a replica shows: every version (SCD type 2), the latest of each row (soft
     deletes) or the current ones; with `ignore_null_updates`, an update's NULLs keep the values
-    before them; with `tracked` values, a version only where they change. -#}
-{% macro replica_versions(database_name, table_name, options, tracked=none) -%}
+    before them; with `tracked` values, a version only where they change; of the rows whose
+    keys `keys` (a query) gives, or of all. -#}
+{% macro replica_versions(database_name, table_name, options, tracked=none, keys=none) -%}
     {%- set versions -%}
         select *
         from {{ ref('dim_row_versions') }}
-        {#- Spark hands a partition filter to the Hive metastore, whose filter language fails on
-            some characters (a value with both quotes, among others): names of other characters
-            than these are compared as a struct, which is not handed down. #}
-        {%- if modules.re.fullmatch('[A-Za-z0-9_.$-]*', database_name ~ table_name) %}
-        where database_name = {{ string_literal(database_name) }} and table_name = {{ string_literal(table_name) }}
-        {%- else %}
-        where struct(database_name, table_name) = struct({{ string_literal(database_name) }}, {{ string_literal(table_name) }})
+        where {{ replica_table_filter(database_name, table_name) }}
+        {%- if keys is not none %}
+            and primary_key in ({{ keys }})
         {%- endif %}
     {%- endset -%}
     {%- if options.get('ignore_null_updates') -%}
@@ -188,8 +188,20 @@
 {%- endmacro %}
 
 
+{#- The rows of dim_row_versions of one source table. Spark hands a partition filter to the Hive
+    metastore, whose filter language fails on some characters (a value with both quotes, among
+    others): names of other characters than these are compared as a struct, not handed down. -#}
+{% macro replica_table_filter(database_name, table_name) -%}
+    {%- if modules.re.fullmatch('[A-Za-z0-9_.$-]*', database_name ~ table_name) -%}
+        database_name = {{ string_literal(database_name) }} and table_name = {{ string_literal(table_name) }}
+    {%- else -%}
+        struct(database_name, table_name) = struct({{ string_literal(database_name) }}, {{ string_literal(table_name) }})
+    {%- endif -%}
+{%- endmacro %}
+
+
 {#- The columns of dim_row_versions, each as itself or as `overrides` gives it: the select list
-    of a step that keeps them (kept_versions) or rewrites some. -#}
+    of a step that rewrites some. -#}
 {% macro row_version_columns(overrides={}) -%}
     {%- for column in ['database_name', 'table_name', 'primary_key', 'row_image', 'valid_from', 'valid_to', 'is_current',
         'opened_by_change_id', 'opened_by_operation', 'closed_by_change_id', 'closed_by_operation', 'changed_columns',
