@@ -17,6 +17,7 @@ local_spark_args() {
         --driver-class-path "${CDC_SPARK_JARS:-jvm/jars/spark-4.0/*}"
         --conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension
         --conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog
+        --conf spark.databricks.delta.snapshotPartitions=2
         # Off as dbt-spark sets it for its sessions, unless CDC_SPARK_ANSI=true.
         --conf "spark.sql.ansi.enabled=${CDC_SPARK_ANSI:-false}"
         --conf "spark.sql.warehouse.dir=$state/warehouse"

@@ -29,10 +29,11 @@
 
 
 {#- The ALTER TABLE statements that give `existing` (the replica table as it is) the columns of
-    `replica`, or none when it must be made anew: its options changed, or a column's type did,
-    or a column has older names none of which it can be renamed from (rows not written this run
-    hold its values under those). A column first seen is added (rows not written this run never
-    had it), a renamed one renamed, one no longer kept dropped. -#}
+    `replica`, or none when it must be made anew: its options changed, or a column's type did
+    in a way Delta cannot widen in place (`widens_in_place`), or a column has older names none of
+    which it can be renamed from (rows not written this run hold its values under those). A
+    column first seen is added (rows not written this run never had it), a renamed one renamed,
+    a widened one widened, one no longer kept dropped. -#}
 {% macro replica_schema_changes(existing, replica) -%}
     {%- set noted = run_query('show tblproperties ' ~ existing ~ " ('cdc.replica_options')").rows[0][1] -%}
     {%- if noted != tojson(replica.options) -%}{{ return(none) }}{%- endif -%}
@@ -45,9 +46,14 @@
     {%- set renamed = [] -%}
     {%- for name, expression, spark_type, description in replica.outputs -%}
         {%- set previous = replica.previous_names.get(name, []) | select('in', types) | reject('in', names) | list -%}
-        {%- if name in types and types[name] != spark_type | replace(' ', '') | lower -%}
+        {%- set wanted = spark_type | replace(' ', '') | lower -%}
+        {%- if name in types and types[name] != wanted and not widens_in_place(types[name], wanted) -%}
             {{ return(none) }}
-        {%- elif name not in types and previous and types[previous[-1]] == spark_type | replace(' ', '') | lower -%}
+        {%- elif name in types and types[name] != wanted -%}
+            {%- set widening = "alter table " ~ existing ~ " set tblproperties ('delta.enableTypeWidening' = 'true')" -%}
+            {%- if widening not in statements %}{% do statements.insert(0, widening) %}{% endif -%}
+            {%- do statements.append('alter table ' ~ existing ~ ' alter column ' ~ quoted_identifier(name) ~ ' type ' ~ spark_type) -%}
+        {%- elif name not in types and previous and types[previous[-1]] == wanted -%}
             {%- do renamed.append(previous[-1]) -%}
             {%- do statements.append('alter table ' ~ existing ~ ' rename column ' ~ quoted_identifier(previous[-1]) ~ ' to ' ~ quoted_identifier(name)) -%}
         {%- elif name not in types and replica.previous_names.get(name) -%}

@@ -77,8 +77,8 @@
 
 {#- Writes `replica`, whose table's versions were loaded up to `replica.loaded_through` (unix
     microseconds; none when it has none); `replica.noted` is the last run's listing of it.
-    Made anew when missing, under --full-refresh, or when its options or a column's type
-    changed (logged). Otherwise its columns follow the DDL (`replica_schema_changes`; unless
+    Made anew when missing, under --full-refresh, or when its options changed or a column's
+    type did beyond what Delta widens in place (logged). Otherwise its columns follow the DDL (`replica_schema_changes`; unless
     the listing notes the same definition), then a MERGE writes the rows of the keys with
     versions loaded since the listing's `loaded_through`, or the replica's newest `_loaded_at`
     (a run stopped before writing the listing). Says how: `created`, `rewritten`, `merged`
@@ -99,7 +99,7 @@
     {%- if changes is none -%}
         {%- if found is not none -%}
             {%- do adapter.drop_relation(found) -%}
-            {%- do log('Replica ' ~ replica.relation ~ ' made anew: a full refresh, or its options or a column\'s type changed.', info=True) -%}
+            {%- do log('Replica ' ~ replica.relation ~ ' made anew: a full refresh, or its options changed or a column\'s type did beyond what Delta widens in place.', info=True) -%}
         {%- endif -%}
         {%- for statement in replica_create_statements(replica) %}{% do run_query(statement) %}{% endfor -%}
         {{ return('created' if found is none else 'rewritten') }}

@@ -31,12 +31,13 @@ import pytest
 
 from cdc_lakehouse.avro.container import container_records
 from cdc_tools.generator.formats import FORMATS
-from cdc_tools.generator.model import ColumnType, Value
-from cdc_tools.generator.stream import final_tables
+from cdc_tools.generator.model import Value
+from cdc_tools.generator.stream import final_tables, logical_stream
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
 from cdc_tools.registry import project_formats
 from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
 from support.dbt_harness import DATA_BUILD, REPO, Build, ThriftServer, file_name, profiles_dir
+from support.plain_merge import PlainMergeReplicas, spark_type
 
 # Every format the project reads; those with binary container files land in both encodings.
 REGISTRY = project_formats(REPO)
@@ -232,15 +233,6 @@ def test_nothing_is_rejected_and_every_landed_line_reconciles(build: Build, land
     assert sum(counts["redelivered_changes"] for counts in reconciliation.values()) == redelivered
 
 
-# The Spark type a generated column type's replica column must have.
-SPARK_TYPES = {
-    "int": "int",
-    "bigint": "bigint",
-    "varchar": "string",
-    "text": "string",
-    "datetime": "timestamp",
-    "date": "date",
-}
 REPLICA_SYSTEM_COLUMNS = {
     "_overflow",
     "_primary_key",
@@ -249,12 +241,6 @@ REPLICA_SYSTEM_COLUMNS = {
     "_last_event_at",
     "_loaded_at",
 }
-
-
-def _spark_type(column_type: ColumnType) -> str:
-    if column_type.kind == "decimal":
-        return f"decimal({column_type.precision},{column_type.scale})"
-    return SPARK_TYPES[column_type.kind]
 
 
 def _replica_value(value: Value) -> Any:
@@ -284,7 +270,7 @@ def test_replicas_are_the_final_tables_typed(build: Build) -> None:
     replicas = build.tables(tuple(names[table] for table in tables), suffix="_replica")
     for (database, name), (table, rows) in tables.items():
         replica = replicas[names[database, name]]
-        types = {column.name: _spark_type(column.type) for column in table.columns}
+        types = {column.name: spark_type(column.type) for column in table.columns}
         assert {k: v for k, v in replica["types"].items() if k in types} == types, name
         kept = set(replica["types"]) - set(types) - REPLICA_SYSTEM_COLUMNS
         assert kept == {column for (d, t, column) in dropped if (d, t) == (database, name)}, name
@@ -293,3 +279,29 @@ def test_replicas_are_the_final_tables_typed(build: Build) -> None:
         assert len(actual) == len(rows) > 0
         assert _compare(expected, actual) == [], name
         assert [row["_overflow"] for row in replica["rows"] if row["_overflow"]] == []
+
+
+def test_replicas_equal_tables_kept_by_a_plain_merge(builds: dict[str, Build], tmp_path: Path) -> None:
+    """The stream applied by hand, a MERGE per table and load and ALTER TABLE for its DDL
+    (support/plain_merge.py), leaves the rows of the project's replicas: each table's current
+    columns, compared in Spark, row for row."""
+    build = builds["local"]
+    replicas = PlainMergeReplicas(tmp_path, widens_in_place=int(pyspark.__version__.split(".")[0]) >= 4)
+    statements = list(replicas.statements(logical_stream(SEED, STATEMENTS)))
+    for statement in statements:
+        build.query(statement)
+    assert sum("merge into" in statement for statement in statements) > 40
+    listing = build.tables(("dim_replica_tables",))["dim_replica_tables"]["rows"]
+    names = {(r["database_name"], r["table_name"]): r["replica_name"] for r in listing}
+    assert set(replicas.tables) == set(final_tables(SEED, STATEMENTS))
+    for table_id, (path, table) in replicas.tables.items():
+        columns = ", ".join(f"`{name}`" for name in table.column_names)
+        project = f"select {columns} from {build.schema}_replica.{names[table_id]}"
+        by_hand = f"select {columns} from delta.`{path}`"
+        [counts] = build.query(f"""
+            select
+                (select count(*) from ({by_hand})) as rows,
+                (select count(*) from ({by_hand} except all {project})) as missing,
+                (select count(*) from ({project} except all {by_hand})) as unexpected
+        """)
+        assert counts["rows"] > 0 and (counts["missing"], counts["unexpected"]) == (0, 0), (table_id, counts)

@@ -174,6 +174,7 @@ def _session(spark_dir: str) -> Any:
         .config("spark.driver.extraClassPath", os.environ.get("CDC_SPARK_JARS", "jvm/jars/spark-4.0/*"))
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .config("spark.databricks.delta.snapshotPartitions", "2")
         .enableHiveSupport()
         .getOrCreate()
     )
