@@ -17,10 +17,10 @@ INSTALLEDDBX := $(VENVDBX)/.installed
 JARS := jvm/jars/spark-4.0/.fetched
 JARS35 := jvm/jars/spark-3.5/.fetched
 
-.PHONY: setup browser demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks lint format docs \
+.PHONY: setup browser run demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks lint format docs \
 	bench thrift-up thrift-down sql clean
 
-setup: $(INSTALLED) $(JARS) profiles.yml
+setup: $(INSTALLED) $(JARS)
 
 jvm/jars/%/.fetched: jvm/pom.xml
 	@command -v mvn >/dev/null || { echo "Maven is required (it fetches the Delta Lake jars)." >&2; exit 1; }
@@ -71,11 +71,14 @@ $(INSTALLEDDBX): Makefile
 	$(VENVDBX)/bin/uv pip install --quiet --python $(VENVDBX)/bin/python 'dbt-databricks~=1.11.8' 'pytest~=9.0'
 	touch $@
 
-profiles.yml:
-	cp profiles.example.yml profiles.yml
+# The routine build of a landing (LANDING_ROOT, or CDC_LANDING_ROOT), without dbt's unit tests:
+# they check the SQL, not the data, and run in `make test`.
+run: setup
+	$(BIN)/dbt build --exclude-resource-type unit_test $(if $(LANDING_ROOT),--vars '{landing_root: "$(LANDING_ROOT)"}')
 
+# The bundled samples, named: the project has no default landing root.
 demo: setup
-	$(BIN)/dbt build
+	$(BIN)/dbt build --exclude-resource-type unit_test --vars '{landing_root: samples/landing}'
 	$(BIN)/dbt docs generate
 
 # Everything CI runs: the fast checks, the builds, the second run on Spark 3.5
@@ -146,7 +149,7 @@ test-integration: setup browser
 # shared rules), the local equivalence build (every model over every format's stream) and a
 # replica rewritten where Delta 3.3 cannot widen its column.
 test-spark35: export CDC_SPARK_JARS := jvm/jars/spark-3.5/*
-test-spark35: $(INSTALLED35) $(JARS35) profiles.yml
+test-spark35: $(INSTALLED35) $(JARS35)
 	$(MAKE) test-dbt-unit BIN=$(VENV35)/bin C1_ONLY= FAST_DIR=$(CURDIR)/target/test-spark35
 	$(VENV35)/bin/pytest tests/integration/test_format_equivalence.py tests/integration/test_replica_schema_changes.py
 

@@ -22,7 +22,7 @@ local_spark_args() {
         --conf "spark.sql.ansi.enabled=${CDC_SPARK_ANSI:-false}"
         --conf "spark.sql.warehouse.dir=$state/warehouse"
         --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true"
-        --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state"
+        --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state -Dlog4j2.configurationFile=$PWD/conf/log4j2.properties"
         # Landed files are read as they are, stale `.crc` sidecars or not (as the profile does).
         --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem
         # Spark 3.5's analyzer needs about 120 passes over the Debezium staging.

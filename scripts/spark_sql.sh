@@ -15,5 +15,6 @@ exec "$(local_spark_home)/bin/spark-sql" \
     "${LOCAL_SPARK_ARGS[@]}" \
     --driver-memory "${CDC_SPARK_DRIVER_MEMORY:-2g}" \
     --conf spark.ui.showConsoleProgress=false \
+    --hiveconf hive.cli.print.header=true \
     --database "${CDC_SCHEMA:-cdc}" \
     "$@"

@@ -7,10 +7,12 @@
     defines them only when a landing schema lacks one or holds other definitions (another
     landing root, glob or format; this file changed), and under --full-refresh: the digest of
     the definitions is a property of each landing schema. `dbt compile --no-introspect` runs no
-    queries, so it compiles without a warehouse. -#}
+    queries, so it compiles without a warehouse; a command without a landing root (`dbt compile`,
+    `dbt docs generate`) defines nothing. -#}
 {% macro create_landing_tables() %}
-    {%- if execute and flags.INTROSPECT is not false -%}
+    {%- if execute and flags.INTROSPECT is not false and var('landing_root') -%}
         {%- set landing_root = absolute_path(var('landing_root')) -%}
+        {%- do check_landing_folders(landing_root) -%}
         {%- set tables = {} -%}
         {%- for format, landing in var('cdc_formats').items() -%}
             {%- set folder = landing_root ~ '/' ~ format -%}
@@ -49,6 +51,26 @@
     {%- endif -%}
     select 1
 {% endmacro %}
+
+
+{#- A landing root that does not exist, or holds none of the formats' folders, stops the run (a
+    mistyped path would otherwise build green, and empty); an absent format folder is an empty
+    source, said in one line. Checked where the adapter sees the files (the embedded Spark);
+    elsewhere Spark reads an absent folder as empty. -#}
+{% macro check_landing_folders(landing_root) -%}
+    {%- set folders = [] -%}
+    {%- for format in var('cdc_formats') %}{% do folders.append(landing_root ~ '/' ~ format) %}{% endfor -%}
+    {%- set missing = adapter.missing_paths([landing_root] + folders) if adapter.missing_paths is defined else none -%}
+    {%- if missing and landing_root in missing -%}
+        {{ exceptions.raise_compiler_error('The landing root ' ~ landing_root ~ ' does not exist (var landing_root).') }}
+    {%- elif missing and folders | reject('in', missing) | list == [] -%}
+        {{ exceptions.raise_compiler_error('The landing root ' ~ landing_root ~ ' holds none of the formats\' folders ('
+            ~ var('cdc_formats') | join(', ') ~ '): is it the folder that holds them?') }}
+    {%- elif missing -%}
+        {%- do log('No folder under ' ~ landing_root ~ ' for ' ~ missing | map('replace', landing_root ~ '/', '') | join(', ')
+            ~ ': empty sources.', info=true) -%}
+    {%- endif -%}
+{%- endmacro %}
 
 
 {#- Whether each of the landing schemas carries the digest of the tables' definitions and holds

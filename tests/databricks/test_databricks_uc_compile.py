@@ -44,7 +44,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     work = tmp_path_factory.mktemp("databricks_uc")
     profiles = work / "profiles"
     profiles.mkdir()
-    shutil.copy(REPO / "profiles.example.yml", profiles / "profiles.yml")
+    shutil.copy(REPO / "profiles.yml", profiles / "profiles.yml")
     target = work / "target"
     args = ["compile", "--no-introspect", "--no-populate-cache", "--project-dir", str(REPO)]
     args += ["--profiles-dir", str(profiles), "--target-path", str(target), "--log-path", str(work / "logs")]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -975,12 +976,54 @@ def _lines(path: Path) -> list[str]:
 # ------------------------------------------------------------------------- tests: samples
 
 
+def _counted(counts: Counter[str]) -> str:
+    """A report line's breakdown: `name n` by count, the largest first."""
+    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def test_the_build_ends_with_a_report_of_what_it_loaded(samples: Build) -> None:
+    """The on-run-end report counts the rows this run loaded: in a first build, every row."""
+    marts = samples.marts()
+    files = marts["fct_message_reconciliation"]
+    changes = Counter(row["source_format"] for row in marts["fct_row_changes"])
+    rejected = Counter(row["reason"] for row in marts["fct_rejected_messages"])
+    replicas = Counter(
+        row["write_action"] for row in samples.tables(("dim_replica_tables",))["dim_replica_tables"]["rows"]
+    )
+    output = samples.output_file.read_text()
+    lines = sum(row["landed_lines"] for row in files)
+    assert f"This run loaded {len(files)} files ({lines} lines):\n" in output
+    assert f"  row changes: {sum(changes.values())} ({_counted(changes)})\n" in output
+    assert f"  rejected: {sum(rejected.values())} ({_counted(rejected)})\n" in output
+    assert f"  replicas: {sum(replicas.values())} (created {replicas['created']})\n" in output
+    redelivered = sum(row["redelivered_changes"] for row in files)
+    assert f"  redelivered changes left out: {redelivered}\n" in output
+
+
+def test_spark_s_log_keeps_only_what_a_user_can_act_on(samples: Build) -> None:
+    """conf/log4j2.properties silences the warnings every build gave and no user can act on."""
+    samples.wait()
+    log = samples.spark_dir.joinpath("worker.log").read_text() + samples.output_file.read_text()
+    for noise in (
+        "Couldn't find corresponding Hive SerDe",
+        "HiveConf of name",
+        "HiveAlterHandler",
+        "PYARROW_IGNORE_TIMEZONE",
+        "resolves to a loopback address",
+        "Ignoring non-Spark config property",
+        "Using Spark's default log4j profile",
+    ):
+        assert noise not in log
+
+
 def test_build_over_samples_runs_seeds_models_and_data_tests_successfully(samples: Build) -> None:
     samples.wait()
     statuses = samples.run_results()
     # The samples hold changes of tables with no key anywhere: reported, not failed.
+    # And the samples' bad messages, rejected by this run.
     assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {
-        "test.cdc_lakehouse.warn_tables_without_keys": "warn"
+        "test.cdc_lakehouse.warn_tables_without_keys": "warn",
+        "test.cdc_lakehouse.warn_rejected_messages_this_run": "warn",
     }
     for seed in ("jdbc_types", "canal_event_types", "canal_entry_types"):
         assert statuses[f"seed.cdc_lakehouse.{seed}"] == "success"

@@ -238,18 +238,20 @@ def test_build_over_hostile_input_succeeds_with_every_data_test_passing(hostile:
     statuses = hostile.run_results()
     # Reported, not failed: Debezium messages under hostile table names have no key anywhere;
     # null_key_value's changes have no key value; tables of other shapes drawn under one hostile
-    # name may give its replica values that do not fit a column's type.
+    # name may give its replica values that do not fit a column's type; bad messages are rejected.
     warned = {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}}
     assert set(warned.values()) == {"warn"}
     assert (
         {
             "test.cdc_lakehouse.warn_tables_without_keys",
             "test.cdc_lakehouse.warn_row_changes_without_key_values",
+            "test.cdc_lakehouse.warn_rejected_messages_this_run",
         }
         <= set(warned)
         <= {
             "test.cdc_lakehouse.warn_tables_without_keys",
             "test.cdc_lakehouse.warn_row_changes_without_key_values",
+            "test.cdc_lakehouse.warn_rejected_messages_this_run",
             "test.cdc_lakehouse.warn_replica_values_overflow",
         }
     )

@@ -34,7 +34,7 @@ def compile_models(names: list[str], work: Path) -> dict[str, str]:
     """The compiled SQL of each model, by name."""
     profiles = work / "profiles"
     profiles.mkdir(parents=True, exist_ok=True)
-    (profiles / "profiles.yml").write_text((REPO / "profiles.example.yml").read_text())
+    (profiles / "profiles.yml").write_text((REPO / "profiles.yml").read_text())
     done = subprocess.run(
         [
             str(DBT),

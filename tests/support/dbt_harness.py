@@ -2,7 +2,7 @@
 
 How it runs, and why:
 - Each build is a dbt invocation in a worker process (support.dbt_worker): its own target path
-  and log path under pytest's tmp dir, a copy of profiles.example.yml as its profile, and a
+  and log path under pytest's tmp dir, a copy of profiles.yml as its profile, and a
   Spark dir (CDC_SPARK_DIR: warehouse + Derby metastore) of its own, or one that builds of the
   same module share, with a worker that keeps its JVM warm between them. Nothing under the
   repo's .spark/ is touched.
@@ -64,10 +64,10 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def profiles_dir(root: Path) -> Path:
-    """A folder holding a copy of profiles.example.yml as profiles.yml."""
+    """A folder holding a copy of the project's profiles.yml."""
     folder = root / "profiles"
     folder.mkdir()
-    shutil.copy(REPO / "profiles.example.yml", folder / "profiles.yml")
+    shutil.copy(REPO / "profiles.yml", folder / "profiles.yml")
     return folder
 
 
@@ -81,7 +81,7 @@ class Build:
     name: str
     root: Path
     args: list[str]
-    landing_root: Path | None = None
+    landing_root: Path = REPO / "samples" / "landing"  # the project has no default
     driver_memory: str = "3g"
     dbt_vars: dict[str, Any] = field(default_factory=dict)  # besides landing_root
     target: str = "local"
@@ -155,11 +155,7 @@ class Build:
             "--log-path",
             str(self.root / "logs"),
         ]
-        if self.landing_root is not None:
-            dbt_vars["landing_root"] = str(self.landing_root)
-        if dbt_vars:
-            cmd += ["--vars", json.dumps(dbt_vars)]
-        return cmd
+        return [*cmd, "--vars", json.dumps({"landing_root": str(self.landing_root), **dbt_vars})]
 
     def _failure(self, what: str) -> str:
         return f"{self.name}: {what}:\n{self.output_file.read_text()[-8000:]}\n{self._worker.log_tail()}"

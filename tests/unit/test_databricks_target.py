@@ -16,7 +16,7 @@ DBT = REPO / ".venv" / "bin" / "dbt"
 def test_project_compiles_for_databricks_without_a_workspace(tmp_path: Path) -> None:
     profiles = tmp_path / "profiles"
     profiles.mkdir()
-    shutil.copy(REPO / "profiles.example.yml", profiles / "profiles.yml")
+    shutil.copy(REPO / "profiles.yml", profiles / "profiles.yml")
     target = tmp_path / "target"
     # --no-introspect: no queries, so no workspace. dbt-core's Python model compilation asks the
     # warehouse whether the model exists (is_incremental), so Python models are only parsed.

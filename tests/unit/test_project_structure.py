@@ -17,6 +17,7 @@ from typing import Any
 
 import jinja2
 import pytest
+import yaml
 from dbt_common.clients.jinja import get_environment
 
 from cdc_tools.generator.formats import FORMATS
@@ -30,7 +31,7 @@ DBT = REPO / ".venv" / "bin" / "dbt"
 def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("structure")
     (root / "profiles").mkdir()
-    shutil.copy(REPO / "profiles.example.yml", root / "profiles" / "profiles.yml")
+    shutil.copy(REPO / "profiles.yml", root / "profiles" / "profiles.yml")
     done = subprocess.run(
         [
             str(DBT),
@@ -284,3 +285,12 @@ def test_every_landing_source_has_freshness_on_landed_at(manifest: dict[str, Any
         freshness = source["freshness"]
         assert freshness["warn_after"] == {"count": 6, "period": "hour"}, source["unique_id"]
         assert freshness["error_after"] == {"count": 24, "period": "hour"}, source["unique_id"]
+
+
+def test_the_var_check_knows_every_var_of_the_project(manifest: dict[str, Any]) -> None:
+    """`check_run_inputs` stops a run naming a var the project does not have: its list is
+    dbt_project.yml's."""
+    macro = manifest["macros"]["macro.cdc_lakehouse.project_var_names"]["macro_sql"]
+    listed = re.findall(r"'([a-z_]+)'", macro)
+    project = yaml.safe_load((REPO / "dbt_project.yml").read_text())
+    assert listed == list(project["vars"])

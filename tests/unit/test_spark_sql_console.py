@@ -24,8 +24,11 @@ def _sql(spark_dir: Path, statements: str) -> list[str]:
 
 def test_the_console_keeps_tables_in_the_local_warehouse_and_metastore_in_utc(tmp_path: Path) -> None:
     create = "create table kept using parquet as select 42 as answer, timestamp'2024-01-02 03:04:05' as at"
+    # Each result with its column names (a statement's is `Response code`).
     assert _sql(tmp_path, f"{create}; select answer, at, current_timezone() from kept") == [
-        "42\t2024-01-02 03:04:05\tUTC"
+        "Response code",
+        "answer\tat\tcurrent_timezone()",
+        "42\t2024-01-02 03:04:05\tUTC",
     ]
     # Where the local target's dbt finds them (CDC_SPARK_DIR).
     assert (tmp_path / "warehouse" / "kept").is_dir()

@@ -5,8 +5,12 @@ SparkSession (nothing under test is mocked)."""
 from __future__ import annotations
 
 import multiprocessing
+import shutil
+import subprocess
+import sys
 import textwrap
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict
 
@@ -16,6 +20,7 @@ from dbt.adapters.spark.python_submissions import AllPurposeClusterPythonJobHelp
 from dbt.adapters.sparkpy import Plugin
 from dbt.adapters.sparkpy.connections import SparkpyConnectionManager, SparkpyCredentials
 from dbt.adapters.sparkpy.impl import SparkpyAdapter
+from dbt.adapters.sparkpy.preflight import check_metastore_free, derby_folder, java_version, required_java
 from dbt.adapters.sparkpy.python_submissions import SessionPythonJobHelper
 from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
 from dbt_common.exceptions import DbtRuntimeError
@@ -189,3 +194,43 @@ def test_connect_url_next_to_classic_session_is_a_clear_dbt_error(spark: SparkSe
     helper = _helper(_creds(method="thrift", connect_url="sc://localhost:1"))
     with pytest.raises(DbtRuntimeError, match="PySpark cannot mix the two"):
         helper.submit("raise AssertionError('must not run')\n")
+
+
+def test_java_versions_are_read_from_java_itself() -> None:
+    java = shutil.which("java")
+    assert java is not None
+    assert java_version(java) >= required_java()
+
+
+def test_the_derby_folder_is_read_from_either_spelling_of_the_metastore_url() -> None:
+    url = "jdbc:derby:;databaseName=/w/.spark/metastore_db;create=true"
+    assert derby_folder({"javax.jdo.option.ConnectionURL": url}) == Path("/w/.spark/metastore_db")
+    assert derby_folder({"spark.hadoop.javax.jdo.option.ConnectionURL": url}) == Path("/w/.spark/metastore_db")
+    assert derby_folder({"spark.master": "local[2]"}) is None
+
+
+def test_a_metastore_another_process_holds_is_refused_by_name(tmp_path: Path) -> None:
+    """Another process holds `dbex.lck` as Derby does (an exclusive fcntl lock): refused; once it
+    lets go, free."""
+    folder = tmp_path / "metastore_db"
+    folder.mkdir()
+    (folder / "dbex.lck").write_bytes(b"")
+    parameters = {"javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={folder};create=true"}
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys; f = open(sys.argv[1], 'rb+'); fcntl.lockf(f, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.read()",
+            str(folder / "dbex.lck"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(DbtRuntimeError, match=f"metastore {folder} is open in another process"):
+            check_metastore_free(parameters)
+    finally:
+        holder.communicate("")
+    check_metastore_free(parameters)

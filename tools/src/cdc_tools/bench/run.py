@@ -106,7 +106,7 @@ class Bench:
         if self.work.exists():
             shutil.rmtree(self.work)
         self.profiles.mkdir(parents=True)
-        shutil.copy(self.project_dir / "profiles.example.yml", self.profiles / "profiles.yml")
+        shutil.copy(self.project_dir / "profiles.yml", self.profiles / "profiles.yml")
 
     def python_job(self, name: str, module: str, *args: str) -> tuple[Timed, dict[str, Any]]:
         command = [str(self.python), "-m", module, *args, "--driver-memory", self.driver_memory]

@@ -49,6 +49,12 @@ class SparkpyConnectionManager(SparkConnectionManager):
         # Spark's Python workers, which must have this venv's packages; PySpark would otherwise
         # start `python3` from PATH. Set before dbt-spark's session method starts Spark.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        # pandas-on-Spark warns on import unless told, and the session method's Spark in local
+        # mode needs no address but loopback (Spark warns when the host name resolves to it).
+        os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+        master = str(connection.credentials.server_side_parameters.get("spark.master", ""))
+        if connection.credentials.method == "session" and master.startswith("local"):
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         connection = super().open(connection)
         # Imported here, as dbt-spark does: only the session method needs pyspark at this point.
         from dbt.adapters.spark.session import SessionConnectionWrapper

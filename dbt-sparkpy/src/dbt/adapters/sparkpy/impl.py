@@ -1,6 +1,6 @@
 """The ``sparkpy`` adapter: dbt-spark plus an in-process/Spark Connect Python runner."""
 
-from typing import Any, Dict, List, Tuple, Type
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
@@ -47,3 +47,22 @@ class SparkpyAdapter(SparkAdapter):
             _, table = self.execute(sql, fetch=True)
             self._rows_once[sql] = [tuple(row) for row in table.rows]
         return self._rows_once[sql]
+
+    @available
+    def missing_paths(self, paths: List[str]) -> Optional[List[str]]:
+        """Those of `paths` that do not exist, as the embedded Spark's file systems see them (any
+        Hadoop scheme); None where Spark does not run in this process (the thrift and http
+        methods: the server sees files of its own)."""
+        credentials = self.config.credentials
+        if credentials.method != SparkConnectionMethod.SESSION:
+            return None
+        from dbt.adapters.sparkpy.session import local_session
+
+        spark = local_session(credentials.server_side_parameters)
+        jvm, hadoop_conf = spark._jvm, spark._jsc.hadoopConfiguration()
+        missing = []
+        for path in paths:
+            hadoop_path = jvm.org.apache.hadoop.fs.Path(path)
+            if not hadoop_path.getFileSystem(hadoop_conf).exists(hadoop_path):
+                missing.append(path)
+        return missing

@@ -4,6 +4,7 @@ as proper SQL literals. Imported only where the session method runs: it needs py
 from typing import Any, Mapping, Union
 
 from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
+from dbt.adapters.sparkpy.preflight import check_java, check_metastore_free
 from dbt_common.exceptions import DbtRuntimeError
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
@@ -11,11 +12,14 @@ from pyspark.sql.utils import AnalysisException
 
 
 def local_session(server_side_parameters: Mapping[str, Any]) -> SparkSession:
-    """The process's SparkSession: built with the profile's parameters the first time, then
-    taken as it is. Passing them to the builder again (dbt-spark does it for every statement)
-    changes nothing a running session can change, and Spark logs a warning each time."""
+    """The process's SparkSession: built with the profile's parameters the first time (Java and
+    the metastore checked first: `preflight`), then taken as it is. Passing them to the builder
+    again (dbt-spark does it for every statement) changes nothing a running session can change,
+    and Spark logs a warning each time."""
     if SparkContext._active_spark_context is not None:
         return SparkSession.builder.getOrCreate()
+    check_java()
+    check_metastore_free(server_side_parameters)
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in server_side_parameters.items():
         builder = builder.config(key, value)

@@ -1,0 +1,56 @@
+{#- on-run-end: a few lines of what this run loaded, read from the marts (rows loaded since the
+    run started): files and lines, row and schema changes by format, redelivered changes left
+    out, rejections by reason, replicas written. After a `dbt build` or `dbt run` whose marts
+    exist; one query. The marts are looked up in the graph: a hook's ref() must not be in a
+    conditional block. -#}
+{% macro report_run() %}
+    {%- if execute and flags.WHICH in ('build', 'run') -%}
+        {%- set marts = {} -%}
+        {%- for name in ['fct_message_reconciliation', 'fct_row_changes', 'fct_schema_changes', 'fct_rejected_messages', 'dim_replica_tables'] -%}
+            {%- set node = graph.nodes['model.' ~ project_name ~ '.' ~ name] -%}
+            {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
+            {%- if relation is none -%}
+                {{ return('select 1') }}
+            {%- endif -%}
+            {%- do marts.update({name: relation}) -%}
+        {%- endfor -%}
+        {%- set this_run = 'loaded_at >= timestamp_micros(' ~ (run_started_at.timestamp() * 1000000) | int ~ ')' -%}
+        {%- set counts -%}
+            select 'files' as kind, source_format as name, count(*) as n, sum(landed_lines) as lines, sum(redelivered_changes) as redelivered
+            from {{ marts.fct_message_reconciliation }} where {{ this_run }} group by source_format
+            union all
+            select 'row changes', source_format, count(*), null, null from {{ marts.fct_row_changes }} where {{ this_run }} group by source_format
+            union all
+            select 'schema changes', source_format, count(*), null, null from {{ marts.fct_schema_changes }} where {{ this_run }} group by source_format
+            union all
+            select 'rejected', reason, count(*), null, null from {{ marts.fct_rejected_messages }} where {{ this_run }} group by reason
+            union all
+            select 'replicas', write_action, count(*), null, null from {{ marts.dim_replica_tables }} where write_action != 'unchanged' group by write_action
+            order by kind, n desc, name
+        {%- endset -%}
+        {%- set rows = run_query(counts).rows -%}
+        {%- for line in run_report_lines(rows, marts.fct_rejected_messages) %}{% do log(line, info=true) %}{% endfor -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
+
+
+{#- The report's lines from its counts: (kind, name, n, lines, redelivered) rows. -#}
+{% macro run_report_lines(rows, rejected_messages) -%}
+    {%- set files = rows | selectattr(0, 'equalto', 'files') | list -%}
+    {%- if not files -%}
+        {{ return(['This run loaded no new file.']) }}
+    {%- endif -%}
+    {%- set lines = ['This run loaded ' ~ files | sum(attribute=2) ~ ' files (' ~ files | sum(attribute=3) ~ ' lines):'] -%}
+    {%- for kind in ['row changes', 'schema changes', 'rejected', 'replicas'] -%}
+        {%- set counted = rows | selectattr(0, 'equalto', kind) | list -%}
+        {%- set parts = [] -%}
+        {%- for row in counted %}{% do parts.append(row[1] ~ ' ' ~ row[2]) %}{% endfor -%}
+        {%- do lines.append('  ' ~ kind ~ ': ' ~ (counted | sum(attribute=2) ~ ' (' ~ parts | join(', ') ~ ')' if counted else 'none')) -%}
+    {%- endfor -%}
+    {%- do lines.append('  redelivered changes left out: ' ~ files | sum(attribute=4)) -%}
+    {%- if rows | selectattr(0, 'equalto', 'rejected') | list -%}
+        {%- do lines.append('  the rejected messages, with their payloads and reasons: ' ~ rejected_messages) -%}
+    {%- endif -%}
+    {{ return(lines) }}
+{%- endmacro %}
