@@ -1,9 +1,9 @@
 {#- on-run-end: a few lines of what this run loaded, read from the marts (rows loaded since the
     run started): files and lines, row and schema changes by format, redelivered changes left
-    out, rejections by reason, replicas written. After a `dbt build` or `dbt run` whose marts
-    exist; one query. The marts are looked up in the graph: a hook's ref() must not be in a
+    out, rejections by reason, and the replicas written where this run built their listing
+    (`results`). After a `dbt build` or `dbt run` whose marts exist; one query. The marts are looked up in the graph: a hook's ref() must not be in a
     conditional block. -#}
-{% macro report_run() %}
+{% macro report_run(results) %}
     {%- if execute and flags.WHICH in ('build', 'run') -%}
         {%- set marts = {} -%}
         {%- for name in ['fct_message_reconciliation', 'fct_row_changes', 'fct_schema_changes', 'fct_rejected_messages', 'dim_replica_tables'] -%}
@@ -24,8 +24,10 @@
             select 'schema changes', source_format, count(*), null, null from {{ marts.fct_schema_changes }} where {{ this_run }} group by source_format
             union all
             select 'rejected', reason, count(*), null, null from {{ marts.fct_rejected_messages }} where {{ this_run }} group by reason
+            {%- if 'model.' ~ project_name ~ '.dim_replica_tables' in results | map(attribute='node.unique_id') %}
             union all
             select 'replicas', write_action, count(*), null, null from {{ marts.dim_replica_tables }} where write_action != 'unchanged' group by write_action
+            {%- endif %}
             order by kind, n desc, name
         {%- endset -%}
         {%- set rows = run_query(counts).rows -%}
