@@ -78,8 +78,8 @@
 {#- Writes `replica`, whose table's versions were loaded up to `replica.loaded_through` (unix
     microseconds; none when it has none); `replica.noted` is the last run's listing of it.
     Made anew when missing, under --full-refresh, or when its options changed or a column's
-    type did beyond what Delta widens in place (logged). Otherwise its columns follow the DDL (`replica_schema_changes`; unless
-    the listing notes the same definition), then a MERGE writes the rows of the keys with
+    type did beyond what Delta widens in place (logged). Otherwise its columns follow the DDL
+    (`replica_schema_changes`; unless the listing notes the same definition), then a MERGE writes the rows of the keys with
     versions loaded since the listing's `loaded_through`, or the replica's newest `_loaded_at`
     (a run stopped before writing the listing). Says how: `created`, `rewritten`, `merged`
     or `unchanged`. -#}

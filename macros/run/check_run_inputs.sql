@@ -2,8 +2,7 @@
     on the command line must be one of the project's (a typo would otherwise be ignored, and its
     default used), and a command that loads or tests data needs a landing root: the project has
     no default one, so the bundled samples are never loaded by mistake (`make demo` names them).
-    The landing root's
-    folders are checked where they are defined (`create_landing_tables`). -#}
+    The landing root's folders are checked where they are defined (`create_landing_tables`). -#}
 {% macro check_run_inputs() %}
     {%- if execute -%}
         {%- for name in invocation_args_dict.get('vars') or {} if name not in project_var_names() -%}

@@ -1,8 +1,8 @@
 {#- on-run-end: a few lines of what this run loaded, read from the marts (rows loaded since the
     run started): files and lines, row and schema changes by format, redelivered changes left
     out, rejections by reason, and the replicas written where this run built their listing
-    (`results`). After a `dbt build` or `dbt run` whose marts exist; one query. The marts are looked up in the graph: a hook's ref() must not be in a
-    conditional block. -#}
+    (`results`). After a `dbt build` or `dbt run` whose marts exist; one query. The marts are
+    looked up in the graph: a hook's ref() must not be in a conditional block. -#}
 {% macro report_run(results) %}
     {%- if execute and flags.WHICH in ('build', 'run') -%}
         {%- set marts = {} -%}
@@ -14,7 +14,7 @@
             {%- endif -%}
             {%- do marts.update({name: relation}) -%}
         {%- endfor -%}
-        {%- set this_run = 'loaded_at >= timestamp_micros(' ~ (run_started_at.timestamp() * 1000000) | int ~ ')' -%}
+        {%- set this_run = loaded_this_run() -%}
         {%- set counts -%}
             select 'files' as kind, source_format as name, count(*) as n, sum(landed_lines) as lines, sum(redelivered_changes) as redelivered
             from {{ marts.fct_message_reconciliation }} where {{ this_run }} group by source_format
@@ -55,4 +55,11 @@
         {%- do lines.append('  the rejected messages, with their payloads and reasons: ' ~ rejected_messages) -%}
     {%- endif -%}
     {{ return(lines) }}
+{%- endmacro %}
+
+
+{#- `<column> >= <when this run started>`: the rows this run loaded (load times are Spark's
+    clock, `load_time()`, taken after dbt's run_started_at). -#}
+{% macro loaded_this_run(column='loaded_at') -%}
+    {{- not_before_micros(column, (run_started_at.timestamp() * 1000000) | int) -}}
 {%- endmacro %}

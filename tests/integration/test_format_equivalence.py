@@ -286,7 +286,7 @@ def test_replicas_equal_tables_kept_by_a_plain_merge(builds: dict[str, Build], t
     (support/plain_merge.py), leaves the rows of the project's replicas: each table's current
     columns, compared in Spark, row for row."""
     build = builds["local"]
-    replicas = PlainMergeReplicas(tmp_path, widens_in_place=int(pyspark.__version__.split(".")[0]) >= 4)
+    replicas = PlainMergeReplicas(tmp_path)
     statements = list(replicas.statements(logical_stream(SEED, STATEMENTS)))
     for statement in statements:
         build.query(statement)

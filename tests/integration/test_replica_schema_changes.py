@@ -10,13 +10,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import pyspark
 import pytest
 
 from support.dbt_harness import DATA_BUILD, Build, profiles_dir
 from support.dbt_worker import DbtWorker
+from support.plain_merge import DELTA_WIDENS_IN_PLACE
 
-DELTA_WIDENS_INTEGERS = int(pyspark.__version__.split(".")[0]) >= 4
 BIG = 5_000_000_000  # over int's range
 
 
@@ -86,5 +85,5 @@ def test_a_widened_column_is_widened_in_place_where_delta_can(
     assert created == "created" and before["types"]["qty"] == "int"
     assert after["types"]["qty"] == "bigint"
     assert sorted((row["id"], row["qty"]) for row in after["rows"]) == [(1, 5), (2, BIG)]
-    assert written == ("merged" if DELTA_WIDENS_INTEGERS else "rewritten")
-    assert ("CHANGE COLUMN" in operations) == DELTA_WIDENS_INTEGERS, operations
+    assert written == ("merged" if DELTA_WIDENS_IN_PLACE else "rewritten")
+    assert ("CHANGE COLUMN" in operations) == DELTA_WIDENS_IN_PLACE, operations

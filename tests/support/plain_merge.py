@@ -5,10 +5,11 @@ their MERGE (Spark's AUTO CDC flows would be another: docs/replicas.md says why 
 
 Each source table is a Delta table at a path of its own, created with column mapping (for
 RENAME and DROP COLUMN) and type widening (on Delta 3.3, which cannot widen int or decimal
-columns, a widened table is copied into a new one). A load is the DML between two DDL statements, at
-most LOAD_STATEMENTS of them: a MERGE per table whose source holds every change of the load, of
-which each key's last in the binlog's order wins (as AUTO CDC's `sequence_by`); an update that changes a row's key deletes
-the old key. Values are the generator's canonical text cast to the column's Spark type.
+columns, a widened table is copied into a new one). A load is the DML between two DDL
+statements, at most LOAD_STATEMENTS of them: a MERGE per table whose source holds every change
+of the load, of which each key's last in the binlog's order wins (as AUTO CDC's `sequence_by`);
+an update that changes a row's key deletes the old key. Values are the generator's canonical
+text cast to the column's Spark type.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import pyspark
+
 from cdc_tools.generator.model import Column, ColumnType, Row, Statement, Table
+
+# Delta 4 (Spark 4) widens int and decimal columns in place; Delta 3.3 (Spark 3.5) does not.
+DELTA_WIDENS_IN_PLACE = int(pyspark.__version__.split(".")[0]) >= 4
 
 SPARK_TYPES = {
     "int": "int",
@@ -54,9 +60,8 @@ class PlainMergeReplicas:
     """The tables as the stream leaves them, by (database, table): each one's Delta path and
     definition. `statements` gives the SQL that makes them."""
 
-    def __init__(self, root: Path, widens_in_place: bool) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.widens_in_place = widens_in_place  # Delta 4 widens int and decimal columns; 3.3 does not
         self.tables: dict[tuple[str, str], tuple[str, Table]] = {}
         self.made = 0  # tables made, for their paths
 
@@ -131,7 +136,7 @@ class PlainMergeReplicas:
             self.tables[(change.database, new_name)] = self.tables.pop((change.database, old_name))
         elif change.kind == "ALTER" and change.table is not None:
             path, before = self.tables[table_id]
-            if before.column_names == change.table.column_names and not self.widens_in_place:
+            if before.column_names == change.table.column_names and not DELTA_WIDENS_IN_PLACE:
                 # A type Delta cannot widen: the rows copied, cast, into a table of the new types.
                 path, columns = self._new_path(change.table), change.table.columns
                 cast = ", ".join(f"cast({_name(c.name)} as {spark_type(c.type)}) as {_name(c.name)}" for c in columns)

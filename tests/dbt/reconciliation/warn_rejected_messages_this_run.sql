@@ -7,5 +7,5 @@ select
     reason,
     count(*) as rejected_messages
 from {{ ref('fct_rejected_messages') }}
-where loaded_at >= timestamp_micros({{ (run_started_at.timestamp() * 1000000) | int }})
+where {{ loaded_this_run() }}
 group by source_format, reason

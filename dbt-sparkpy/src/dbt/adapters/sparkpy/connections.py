@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from dbt.adapters.contracts.connection import Connection
-from dbt.adapters.spark.connections import SparkConnectionManager, SparkCredentials
+from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnectionMethod, SparkCredentials
 
 
 @dataclass
@@ -53,7 +53,7 @@ class SparkpyConnectionManager(SparkConnectionManager):
         # mode needs no address but loopback (Spark warns when the host name resolves to it).
         os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
         master = str(connection.credentials.server_side_parameters.get("spark.master", ""))
-        if connection.credentials.method == "session" and master.startswith("local"):
+        if connection.credentials.method == SparkConnectionMethod.SESSION and master.startswith("local"):
             os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         connection = super().open(connection)
         # Imported here, as dbt-spark does: only the session method needs pyspark at this point.
