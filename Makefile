@@ -167,10 +167,12 @@ browser:
 		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			chromium chromium-driver fonts-liberation; }
 
-# The catalog (column types) covers what the warehouse holds: run `make demo` first for all of it.
+# The catalog (column types, row counts) covers what the warehouse holds: run `make demo` first
+# for all of it.
 DOCS_PORT ?= 8080
 docs: setup
 	$(BIN)/dbt docs generate
+	@echo "The docs site: http://127.0.0.1:$(DOCS_PORT) (its home page links to the models' lineage, by layer)"
 	$(BIN)/dbt docs serve --no-browser --host 127.0.0.1 --port $(DOCS_PORT)
 
 # The benchmark (docs/performance.md): N landed messages across formats; writes target/bench.json.

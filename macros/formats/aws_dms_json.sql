@@ -29,6 +29,12 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): every DMS record has its `metadata`. -#}
+{% macro aws_dms_json_shape(keys) -%}
+    array_contains({{ keys }}, 'metadata')
+{%- endmacro %}
+
+
 {#- A record's `operation` in one spelling: lower case without hyphens, so that the user
     guide's TruncateTable and DropTable and the drop-table DMS writes read alike. -#}
 {% macro aws_dms_json_operation_name(operation) -%}

@@ -23,6 +23,14 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): a FlatMessage names its `database` beside fields
+    no other format has (cloudcanal's `isDdl` comes with `db`). -#}
+{% macro canal_json_shape(keys) -%}
+    array_contains({{ keys }}, 'database')
+        and arrays_overlap({{ keys }}, array('isDdl', 'es', 'pkNames', 'sqlType', 'mysqlType'))
+{%- endmacro %}
+
+
 {#- Canal EventType names (000) by what they carry; TiCDC's TIDB_WATERMARK is control. -#}
 {% macro canal_json_event_kind(event_type) -%}
     case

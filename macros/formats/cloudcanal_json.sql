@@ -22,6 +22,12 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): CloudCanal's own field names. -#}
+{% macro cloudcanal_json_shape(keys) -%}
+    arrays_overlap({{ keys }}, array('entryType', 'dbValType', 'sendTs', 'execTs'))
+{%- endmacro %}
+
+
 {#- What a message carries, by `entryType` (canal's EntryType names, 000) and `action`.
     Transaction markers and heartbeats carry no rows, whatever their other fields; ROWDATA
     messages (or those without an entry type) are judged by `action`: 002 shows INSERT, UPDATE,

@@ -15,6 +15,13 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): the metadata fields `add.fields` puts under the
+    prefix `__`. -#}
+{% macro debezium_flat_json_shape(keys) -%}
+    exists({{ keys }}, key -> left(key, 2) = '__')
+{%- endmacro %}
+
+
 {#- The metadata fields the staging reads, name to Spark type. `add.fields` names a field of the
     envelope (`op`, `ts_ms`) or of its `source` block, plainly (`db` gives `__db`) or with its
     block (`source.db` gives `__source_db`), so each source field is read under both names;

@@ -17,6 +17,13 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): a change event's `op`, or a schema change's `ddl`,
+    beside its `source`. -#}
+{% macro debezium_json_shape(keys) -%}
+    array_contains({{ keys }}, 'source') and arrays_overlap({{ keys }}, array('op', 'ddl'))
+{%- endmacro %}
+
+
 {#- The payload fields the project reads; the rest are ignored. `transaction` is there when the
     connector provides transaction metadata; `source.schema`, `lsn` and `txId` are Postgres's. -#}
 {% macro debezium_json_payload_fields() -%}

@@ -24,6 +24,12 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): the DTS Record's own field names. -#}
+{% macro dts_avro_shape(keys) -%}
+    arrays_overlap({{ keys }}, array('objectName', 'sourcePosition', 'safeSourcePosition', 'sourceTxid'))
+{%- endmacro %}
+
+
 {#- The Operation enum by what it carries; every other symbol is transaction or stream control. -#}
 {% macro dts_avro_event_kind(operation) -%}
     case

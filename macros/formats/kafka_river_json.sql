@@ -22,6 +22,13 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): the binlog file and position every message
+    carries. -#}
+{% macro kafka_river_json_shape(keys) -%}
+    array_contains({{ keys }}, 'binlog')
+{%- endmacro %}
+
+
 {#- KafkaRiverCanal's one-letter `event` codes (003) as the shared operations; NULL for any other
     code (codes are lower case, as GSON writes the Java char). -#}
 {% macro kafka_river_json_operation(event) -%}

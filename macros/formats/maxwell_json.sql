@@ -25,6 +25,14 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): a `database`, a `type` and a `ts`, without a
+    FlatMessage's fields (which has the three too). -#}
+{% macro maxwell_json_shape(keys) -%}
+    array_contains({{ keys }}, 'database') and array_contains({{ keys }}, 'type') and array_contains({{ keys }}, 'ts')
+        and not arrays_overlap({{ keys }}, array('isDdl', 'es', 'pkNames', 'sqlType', 'mysqlType'))
+{%- endmacro %}
+
+
 {#- Maxwell's `type`s by what they carry: a bootstrap (a snapshot of a table) brackets its
     `bootstrap-insert` rows with a start and a completion marker. -#}
 {% macro maxwell_json_event_kind(type) -%}

@@ -18,6 +18,12 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): the JSON formatter's operation fields. -#}
+{% macro ogg_json_shape(keys) -%}
+    arrays_overlap({{ keys }}, array('op_type', 'op_ts'))
+{%- endmacro %}
+
+
 {#- The formatter's default `op_type` keys as the shared operations: I, U, D and T (a TRUNCATE,
     which carries no statement). A primary key update is an ordinary U whose images hold the old
     and the new key. NULL for any other key. -#}

@@ -31,6 +31,13 @@
 {%- endmacro %}
 
 
+{#- Its message's top-level keys (likely_format): the OMS AvroRecord's own field names (a Debezium
+    schema change has a `schemaName` too). -#}
+{% macro oms_avro_shape(keys) -%}
+    arrays_overlap({{ keys }}, array('txind', 'pkIndexes', 'ukIndexes', 'beforeImageBytes', 'afterImageBytes'))
+{%- endmacro %}
+
+
 {#- The Spark type of an image (an array of ColumnValue), as shard sets' decoded bytes give it. -#}
 {% macro oms_avro_image_type() -%}
     array<struct<`type_info`: string, `value`: map<string, {{ json_value_type() }}>>>

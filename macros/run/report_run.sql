@@ -1,8 +1,9 @@
 {#- on-run-end: a few lines of what this run loaded, read from the marts (rows loaded since the
     run started): files and lines, row and schema changes by format, redelivered changes left
-    out, rejections by reason, and the replicas written where this run built their listing
-    (`results`). After a `dbt build` or `dbt run` whose marts exist; one query. The marts are
-    looked up in the graph: a hook's ref() must not be in a conditional block. -#}
+    out, rejections by reason (and those shaped as another format's: macro likely_format), and
+    the replicas written where this run built their listing (`results`). After a `dbt build` or
+    `dbt run` whose marts exist; one query. The marts are looked up in the graph: a hook's ref()
+    must not be in a conditional block. -#}
 {% macro report_run(results) %}
     {%- if execute and flags.WHICH in ('build', 'run') -%}
         {%- set marts = {} -%}
@@ -24,6 +25,9 @@
             select 'schema changes', source_format, count(*), null, null from {{ marts.fct_schema_changes }} where {{ this_run }} group by source_format
             union all
             select 'rejected', reason, count(*), null, null from {{ marts.fct_rejected_messages }} where {{ this_run }} group by reason
+            union all
+            select 'misplaced', concat(likely_format, ' in ', source_format, '/'), count(*), null, null
+            from {{ marts.fct_rejected_messages }} where {{ this_run }} and likely_format is not null group by all
             {%- if 'model.' ~ project_name ~ '.dim_replica_tables' in results | map(attribute='node.unique_id') %}
             union all
             select 'replicas', write_action, count(*), null, null from {{ marts.dim_replica_tables }} where write_action != 'unchanged' group by write_action
@@ -44,11 +48,15 @@
         {{ return(['This run loaded no new file.']) }}
     {%- endif -%}
     {%- set lines = ['This run loaded ' ~ files | sum(attribute=2) ~ ' files (' ~ files | sum(attribute=3) ~ ' lines):'] -%}
-    {%- for kind in ['row changes', 'schema changes', 'rejected', 'replicas'] -%}
+    {%- for kind, label in [
+        ('row changes', '  row changes: '), ('schema changes', '  schema changes: '), ('rejected', '  rejected: '),
+        ('misplaced', "    of them, shaped as another format's (a wrong folder?): "), ('replicas', '  replicas: ')] -%}
         {%- set counted = rows | selectattr(0, 'equalto', kind) | list -%}
         {%- set parts = [] -%}
         {%- for row in counted %}{% do parts.append(row[1] ~ ' ' ~ row[2]) %}{% endfor -%}
-        {%- do lines.append('  ' ~ kind ~ ': ' ~ (counted | sum(attribute=2) ~ ' (' ~ parts | join(', ') ~ ')' if counted else 'none')) -%}
+        {%- if counted or kind != 'misplaced' -%}
+            {%- do lines.append(label ~ (counted | sum(attribute=2) ~ ' (' ~ parts | join(', ') ~ ')' if counted else 'none')) -%}
+        {%- endif -%}
     {%- endfor -%}
     {%- do lines.append('  redelivered changes left out: ' ~ files | sum(attribute=4)) -%}
     {%- if rows | selectattr(0, 'equalto', 'rejected') | list -%}

@@ -6,8 +6,12 @@ select
     line_number,
     message_index,
     disposition_reason as reason,
+    {{ likely_format('source_format', 'message_keys') }} as likely_format,
     payload,
     landed_at,
     loaded_at
-from {{ ref('int_messages') }}
-where disposition = 'rejected' and {{ loaded_after_this() }}
+from (
+    select *, {{ json_top_level_keys('message_json') }} as message_keys
+    from {{ ref('int_messages') }}
+    where disposition = 'rejected' and {{ loaded_after_this() }}
+)

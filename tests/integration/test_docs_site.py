@@ -1,7 +1,8 @@
 """`make docs` end to end: `dbt docs generate`, `dbt docs serve` on a free loopback port, and the
 site opened in headless Chromium (Debian's chromium and chromedriver; `make test` installs them)
 as a person would: the lineage graph, read as drawn, shows each landing source flowing through
-its own format's staging models to the marts, and the pages show the YAML descriptions. The graph
+its own format's staging models to the marts; the home page's link draws the models alone, in
+their layers' colors; and the pages show the YAML descriptions. The graph
 is saved as target/lineage.png (docs/lineage.png, in the README, is a copy of it)."""
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ return {
         source_name: node.data('source_name'),
         path: node.data('original_file_path'),
         position: node.position(),
+        color: node.style('background-color'),
     })),
     edges: cy.edges(':visible').map(edge => [edge.source().id(), edge.target().id()]),
 };
@@ -168,6 +170,13 @@ def _drawn_graph(driver: webdriver.Chrome) -> dict[str, Any]:
             item.click()
     driver.find_element(By.ID, "submit-graph-selection").click()
     wait.until(lambda d: {n["resource_type"] for n in d.execute_script(READ_GRAPH_JS)["nodes"]} <= DRAWN_TYPES)
+    return _settled_graph(driver)
+
+
+def _settled_graph(driver: webdriver.Chrome) -> dict[str, Any]:
+    """The lineage graph as drawn, once it has stopped moving."""
+    wait = WebDriverWait(driver, WAIT_S)
+    wait.until(lambda d: (graph := d.execute_script(READ_GRAPH_JS)) and graph["nodes"])
     previous: list[Any] = []
 
     def settled(d: webdriver.Chrome) -> dict[str, Any] | None:
@@ -238,6 +247,29 @@ def test_lineage_graph_shows_each_source_through_its_staging_to_the_marts(
     # Every mart is drawn with a consumer.
     consumers = {parent for parent, child in edges if nodes[child]["resource_type"] == "exposure"}
     assert {name[n] for n in consumers} == marts
+
+
+# The layers' colors in the lineage (dbt_project.yml's `docs.node_color`), as the graph draws them.
+LAYER_COLORS = {"staging": "#2e7d32", "intermediate": "#6a1b9a", "marts": "#e65100"}
+
+
+def test_the_home_page_links_to_the_lineage_of_the_models_by_layer(
+    site: str, manifest: dict[str, Any], browser: webdriver.Chrome
+) -> None:
+    """The link on the site's home page draws the models only, each in its layer's color."""
+    browser.get("about:blank")
+    browser.get(site)
+    link = (By.PARTIAL_LINK_TEXT, "The lineage of the models, by layer")
+    WebDriverWait(browser, WAIT_S).until(element_to_be_clickable(link)).click()
+    graph = _settled_graph(browser)
+    models = {uid: node for uid, node in manifest["nodes"].items() if node["resource_type"] == "model"}
+    drawn = {node["id"]: node for node in graph["nodes"]}
+    assert set(drawn) == set(models)
+    colors = {uid: node["color"] for uid, node in drawn.items()}
+    assert colors == {uid: LAYER_COLORS[model["fqn"][1]] for uid, model in models.items()}
+    assert {(parent, child) for parent, child in graph["edges"]} == {
+        (parent, uid) for uid, model in models.items() for parent in model["depends_on"]["nodes"] if parent in models
+    }
 
 
 def _page_text(driver: webdriver.Chrome, url: str, expected: str) -> str:

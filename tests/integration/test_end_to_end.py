@@ -247,6 +247,8 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     worker = DbtWorker(root / "spark")
     started = {
         "samples": Build("samples", root / "samples", DATA_BUILD, env=ANSI_MODE, worker=worker),
+        # After the samples' build, on its warehouse (the worker runs one command at a time).
+        "samples_docs": Build("samples docs", root / "samples_docs", ["docs", "generate"], worker=worker),
         "custom": Build(
             "custom landing root",
             root / "custom",
@@ -995,9 +997,32 @@ def test_the_build_ends_with_a_report_of_what_it_loaded(samples: Build) -> None:
     assert f"This run loaded {len(files)} files ({lines} lines):\n" in output
     assert f"  row changes: {sum(changes.values())} ({_counted(changes)})\n" in output
     assert f"  rejected: {sum(rejected.values())} ({_counted(rejected)})\n" in output
+    # samples/landing/debezium_json/other_formats_messages.jsonl: a canal and a Maxwell message.
+    misplaced = Counter(
+        f"{row['likely_format']} in {row['source_format']}/"
+        for row in marts["fct_rejected_messages"]
+        if row["likely_format"]
+    )
+    assert misplaced == {"canal_json in debezium_json/": 1, "maxwell_json in debezium_json/": 1}
+    assert f"    of them, shaped as another format's (a wrong folder?): 2 ({_counted(misplaced)})\n" in output
     assert f"  replicas: {sum(replicas.values())} (created {replicas['created']})\n" in output
     redelivered = sum(row["redelivered_changes"] for row in files)
     assert f"  redelivered changes left out: {redelivered}\n" in output
+
+
+def test_the_docs_site_s_catalog_gives_each_table_its_row_count(builds: dict[str, Build]) -> None:
+    """`dbt docs generate` after the build: each mart's page shows its rows (the catalog's
+    stats), but a view's, which has none before it is queried."""
+    docs = builds["samples_docs"]
+    docs.wait()
+    catalog = json.loads((docs.target_dir / "catalog.json").read_text())["nodes"]
+    marts = {name: catalog[f"model.cdc_lakehouse.{name}"] for name in MARTS}
+    views = {name for name, node in marts.items() if node["metadata"]["type"] == "view"}
+    assert views == {"dim_current_rows"}
+    assert all("rows" not in marts[name]["stats"] for name in views)
+    for name, rows in builds["samples"].marts().items():
+        if name not in views:
+            assert (marts[name]["stats"]["rows"]["value"], marts[name]["stats"]["rows"]["include"]) == (len(rows), True)
 
 
 def test_spark_s_log_keeps_only_what_a_user_can_act_on(samples: Build) -> None:

@@ -13,8 +13,9 @@ record is damaged (a union index out of range or a block cut short), whose block
 deflate, or (OMS) with a record of bytes that are not UTF-8). The draw is seeded (SEED), so a
 failure reproduces. ONE `dbt build` (with its data tests) reads them all; then, line by line: every
 line has exactly one outcome per message, hostile lines get the outcome their mutation implies
-(a rejection with its specific reason, or use with their values and names verbatim), and the
-valid messages give exactly the facts the generator expects.
+(a rejection with its specific reason, or use with their values and names verbatim), the
+valid messages give exactly the facts the generator expects, and a valid message of each format
+landed in every other format's folder is rejected and named as its own format's.
 
 The same module proves that the reconciliation data tests fail when counts do not hold (their
 compiled SQL, run on tampered relations) and that `dbt source freshness` works on the local
@@ -75,6 +76,7 @@ class Line:
     data: bytes
     seq: int | None = None
     mutant: Mutant | None = None
+    misplaced_from: str | None = None  # a valid message of this format, in another's folder
 
 
 @dataclass
@@ -92,6 +94,7 @@ def write_landing(root: Path) -> Landing:
     keys = {f"{s.table.database}.{s.table.name}": list(s.table.key) for s in statements if s.table}
     lines: dict[tuple[str, str, int], Line] = {}
     container_files: dict[tuple[str, str], str] = {}
+    first_lines: dict[str, str] = {}  # each format's first valid line, landed in the others' folders
     for number, name in enumerate(FORMAT_NAMES):
         rules = FORMAT_RULES[name]
         valid: list[tuple[int, str]] = []
@@ -105,6 +108,7 @@ def write_landing(root: Path) -> Landing:
                 contained.append([Source(statement.seq, line, json.loads(line)) for line in encoded])
             else:
                 valid += [(statement.seq, line) for line in encoded]
+        first_lines[name] = next(line for _, line in valid if line.startswith("{"))  # not a batch
         sources = mutable_sources(rules, valid)
         entries: list[tuple[int | None, bytes, Mutant | None]] = [(seq, line.encode(), None) for seq, line in valid]
         entries += [(None, mutant.line, mutant) for mutant in plan(rules, sources, spare, SEED + 10_000 * number)]
@@ -127,6 +131,13 @@ def write_landing(root: Path) -> Landing:
             (folder / file).write_bytes(b"".join(data + b"\n" for _, data, _ in chunk))
             for index, (seq, data, mutant) in enumerate(chunk, start=1):
                 lines[(name, file, index)] = Line(name, file, index, data, seq, mutant)
+    for name in FORMAT_NAMES:
+        others = [other for other in FORMAT_NAMES if other != name]
+        (root / name / "misplaced.jsonl").write_text("".join(first_lines[other] + "\n" for other in others))
+        for index, other in enumerate(others, start=1):
+            lines[(name, "misplaced.jsonl", index)] = Line(
+                name, "misplaced.jsonl", index, first_lines[other].encode(), misplaced_from=other
+            )
     return Landing(
         root,
         lines,
@@ -322,6 +333,26 @@ def test_every_rejection_is_in_fct_rejected_messages_with_its_reason_and_payload
             assert row["payload"] is None, key
         else:
             assert row["payload"] == data.decode("utf-8", errors="replace") or not is_utf8(data), key
+
+
+def test_a_message_in_another_format_s_folder_is_rejected_and_named_as_that_format_s(
+    landing: Landing, outcomes: dict, results: dict
+) -> None:
+    """Each format's folder holds a valid message of every other format: each is rejected, and
+    its `likely_format` names the format it was written in. No other rejection, of the hundreds
+    of hostile lines, names a format."""
+    likely = {(*_key(r), r["message_index"]): r["likely_format"] for r in results["fct_rejected_messages"]}
+    problems = []
+    for key, line in landing.lines.items():
+        for index, (disposition, reason) in outcomes[key].items():
+            got = likely.get((*key, index))
+            if line.misplaced_from and (disposition, got) != ("rejected", line.misplaced_from):
+                problems.append(f"{key}[{index}] from {line.misplaced_from}: {disposition} {reason}, likely {got}")
+            elif not line.misplaced_from and got is not None:
+                problems.append(
+                    f"{key}[{index}] ({line.mutant and line.mutant.mutation}): likely {got}: {line.data[:200]!r}"
+                )
+    assert problems == [], f"{len(problems)} messages:\n" + "\n".join(problems[:40])
 
 
 def test_valid_messages_among_hostile_ones_give_exactly_their_expected_facts(landing: Landing, results: dict) -> None:
