@@ -204,11 +204,13 @@ def test_staging_rows_per_s_counts_each_formats_staging_models_only() -> None:
 STEPS = {
     "floor": {"seconds": 10.0, "cpu_seconds": 12.0, "messages": 1000, "peak_rss_mib": 900.0},
     "handwritten": {"seconds": 20.0, "cpu_seconds": 30.0, "messages": 500, "peak_rss_mib": 1000.0},
+    "equivalent": {"seconds": 40.0, "cpu_seconds": 48.0, "messages": 1000, "peak_rss_mib": 1500.0},
     "full_build": {
         "seconds": 100.0,
         "cpu_seconds": 120.0,
         "messages": 1000,
         "peak_rss_mib": 2000.0,
+        "nodes": 120,
         "models": {"base_canal_json__messages": 4.0, "stg_canal_json__row_changes": 1.0},
     },
     "incremental_build": {"seconds": 20.0, "cpu_seconds": 30.0, "messages": 1010, "peak_rss_mib": 1500.0},
@@ -221,10 +223,12 @@ def test_ratios_compare_seconds_per_message() -> None:
     assert report.ratios(STEPS) == {
         "ratio_full_build_to_handwritten": 2.5,  # 0.1 s/message against 0.04
         "ratio_full_build_to_floor": 10.0,
+        "ratio_full_build_to_equivalent": 2.5,
         "ratio_incremental_to_full": 0.2,
         "ratio_incremental_history_growth": 1.25,
     }
     assert report.ratios(STEPS, "cpu_seconds")["ratio_full_build_to_handwritten"] == 2.0
+    assert report.ratios(STEPS, "cpu_seconds")["ratio_full_build_to_equivalent"] == 2.5
 
 
 def test_assemble_counts_the_history_and_keeps_every_step(landing) -> None:
@@ -242,7 +246,7 @@ def test_assemble_counts_the_history_and_keeps_every_step(landing) -> None:
     assert result["staging_rows_per_s"]["debezium_json"] is None  # no debezium model in STEPS
     assert result["peak_rss_mib"] == 2000.0
     assert result["steps"] is STEPS
-    assert [goal["met"] for goal in result["goals"]] == [True, False, False, False, None, True]
+    assert [goal["met"] for goal in result["goals"]] == [True, False, False, False, None, True, False, False]
 
 
 def test_goals_are_judged_and_unmeasurable_ones_say_so() -> None:
@@ -252,13 +256,15 @@ def test_goals_are_judged_and_unmeasurable_ones_say_so() -> None:
         "ratio_incremental_to_full": 0.1,
         "ratio_incremental_history_growth": 1.5,
     }
-    cpu = {**wall, "ratio_incremental_history_growth": 1.05}  # growth is judged on CPU seconds
+    # Growth and the equivalent are judged on CPU seconds.
+    cpu = {**wall, "ratio_incremental_history_growth": 1.05, "ratio_full_build_to_equivalent": 1.9}
     rates = {"canal_json": 200.0, "oms_avro": 140.0, "dts_avro": 150.0}
-    assert [g["met"] for g in report.goals(wall, cpu, rates, 7000.0)] == [True, False, True, True, True, False]
-    assert report.goals(wall, cpu, rates, 7000.0)[5]["value"] == 6.84
-    assert report.goals(wall, cpu, {"canal_json": 200.0, "oms_avro": 90.0}, None)[4]["value"] == 0.45
-    unmeasured = report.goals(wall, cpu, {"canal_json": 200.0}, None)
-    assert (unmeasured[4]["met"], unmeasured[5]["met"]) == (None, None)
+    goals = report.goals(wall, cpu, rates, 3000.0, 46)
+    assert [g["met"] for g in goals] == [True, False, True, True, True, True, True, False]
+    assert (goals[5]["value"], goals[7]["value"]) == (2.93, 46)
+    assert report.goals(wall, cpu, {"canal_json": 200.0, "oms_avro": 90.0}, None, None)[4]["value"] == 0.45
+    unmeasured = report.goals(wall, {**cpu, "ratio_full_build_to_equivalent": None}, {"canal_json": 200.0}, None, None)
+    assert [unmeasured[i]["met"] for i in (4, 5, 6, 7)] == [None, None, None, None]
 
 
 # ------------------------------------------------------------------------ Spark jobs

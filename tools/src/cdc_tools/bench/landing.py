@@ -172,3 +172,8 @@ def repeat_folder(source: Path, target: Path, copies: int) -> int:
                 shutil.copyfile(path, destination)
             placed += 1
     return placed
+
+
+def landing_bytes(root: Path) -> int:
+    """The bytes of every file landed under `root`."""
+    return sum(path.stat().st_size for path in root.rglob("*") if path.is_file())

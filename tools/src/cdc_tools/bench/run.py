@@ -1,13 +1,14 @@
-"""`make bench N=<messages>`: the six steps of the benchmark, each a child process of this one,
+"""`make bench N=<messages>`: the seven steps of the benchmark, each a child process of this one,
 timed by wall clock (JVM start included) with the process tree's peak resident memory.
 
     1. land     the generator writes the stream's segments (see landing.py); not timed
     2. floor    Spark reads the history and parses it with the staging schemas (floor.py)
     3. handwritten  the canal-only job (handwritten.py) over the history's canal files, linked
                 as many times as it takes to read about N messages
-    4. full_build   `dbt build` of the whole project over the history, from an empty warehouse
-    5. incremental_build  `dbt build` again after the increment (N/100 messages) lands
-    6. small_history_incremental_build  the same increment on a history of N/5 messages
+    4. equivalent  the project's work by hand over the history, every format (equivalent.py)
+    5. full_build   `dbt build` of the whole project over the history, from an empty warehouse
+    6. incremental_build  `dbt build` again after the increment (N/100 messages) lands
+    7. small_history_incremental_build  the same increment on a history of N/5 messages
        (built first, from empty: `small_history_full_build`, reported but not a step)
 
 Writes the report (see report.py) as JSON and prints a summary.
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from cdc_tools.bench import report
-from cdc_tools.bench.landing import Landing, land, link_segment, repeat_folder
+from cdc_tools.bench.landing import Landing, land, landing_bytes, link_segment, repeat_folder
 from cdc_tools.bench.proctree import sampled_tree
 from cdc_tools.bench.schemas import render_schemas
 from cdc_tools.bench.spark import read_result
@@ -172,6 +173,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     small, rest, increment = (landing.segments[name] for name in ("small", "rest", "increment"))
     messages = small.messages + rest.messages
     row_changes = small.row_changes + rest.row_changes
+    history_bytes = landing_bytes(full_root)
     steps["land"] = {
         "seconds": round(time.perf_counter() - started, 3),
         "statements": small.statements + rest.statements + increment.statements,
@@ -189,6 +191,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         **timed.fields(),
         "messages": floor_messages,
         "messages_per_s": report.per_second(floor_messages, timed.seconds),
+        "mib_per_s": report.per_second(history_bytes / MIB, timed.seconds),
         "unparsed_formats": sorted(name for name, f in result["formats"].items() if not f["schemas"]),
         **result,
     }
@@ -216,10 +219,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         **result,
     }
 
-    # 4 and 5. The whole history from empty, then the increment on top.
+    # 4. The equivalent job, over the history.
+    keys_file = work / "primary_keys.json"
+    keys_file.write_text(json.dumps(landing.primary_keys))
+    timed, result = bench.python_job(
+        "equivalent",
+        "cdc_tools.bench.equivalent",
+        str(full_root),
+        str(work / "equivalent-warehouse"),
+        str(keys_file),
+        "--jars",
+        str(bench.project_dir / "jvm" / "jars" / "spark-4.0" / "*"),
+    )
+    if result["row_changes"] != row_changes:
+        raise RuntimeError(f"the equivalent job kept {result['row_changes']} row changes, not {row_changes}")
+    steps["equivalent"] = {
+        **timed.fields(),
+        "messages": messages,
+        "messages_per_s": report.per_second(messages, timed.seconds),
+        "mib_per_s": report.per_second(history_bytes / MIB, timed.seconds),
+        "rows_per_s": report.per_second(row_changes, timed.seconds),
+        **result,
+    }
+
+    # 5 and 6. The whole history from empty, then the increment on top.
     timed, summary = bench.dbt_build("full_build", "full", landing, full_root)
     steps["full_build"] = build_step(timed, summary, messages, row_changes, messages, row_changes)
     steps["full_build"]["rows_per_s"] = report.per_second(row_changes, timed.seconds)
+    steps["full_build"]["mib_per_s"] = report.per_second(history_bytes / MIB, timed.seconds)
     link_segment(landing, "increment", full_root, copy=True)
     timed, summary = bench.dbt_build("incremental_build", "full", landing, full_root)
     steps["incremental_build"] = build_step(
@@ -231,7 +258,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         increment.row_changes,
     )
 
-    # 6. The same increment on a history five times smaller.
+    # 7. The same increment on a history five times smaller.
     timed, summary = bench.dbt_build("small_history_full_build", "small", landing, small_root)
     steps["small_history_full_build"] = build_step(
         timed, summary, small.messages, small.row_changes, small.messages, small.row_changes
@@ -262,7 +289,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def summary_lines(result: dict[str, Any]) -> list[str]:
     lines = [f"messages {result['messages']}, row changes {result['row_changes']}"]
     for name, step in result["steps"].items():
-        rates = [(key, step[key]) for key in ("messages_per_s", "rows_per_s", "new_rows_per_s") if key in step]
+        rates = [
+            (key, step[key]) for key in ("messages_per_s", "mib_per_s", "rows_per_s", "new_rows_per_s") if key in step
+        ]
         extra = "".join(f", {value} {key.replace('_per_s', '/s').replace('_', ' ')}" for key, value in rates)
         memory = f", peak {step['peak_rss_mib']} MiB" if "peak_rss_mib" in step else ""
         cpu = f", {step['cpu_seconds']} CPU s" if "cpu_seconds" in step else ""
@@ -270,6 +299,7 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     for key in (
         "ratio_full_build_to_handwritten",
         "ratio_full_build_to_floor",
+        "ratio_full_build_to_equivalent",
         "ratio_incremental_to_full",
         "ratio_incremental_history_growth",
     ):

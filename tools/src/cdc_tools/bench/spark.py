@@ -1,10 +1,11 @@
-"""The SparkSession of the benchmark's own Spark jobs (floor and hand-written): the settings of
+"""The SparkSession of the benchmark's own Spark jobs (floor, hand-written, equivalent): the settings of
 the project's `local` dbt target (2 cores, UTC, 4 shuffle partitions), without Hive."""
 
 from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -12,10 +13,14 @@ from pyspark.sql import SparkSession
 RESULT_PREFIX = "BENCH_RESULT="
 
 
-def local_session(app_name: str, driver_memory: str) -> tuple[SparkSession, float]:
-    """A local[2] session, and the seconds it took to start (the JVM's start-up)."""
+def local_session(
+    app_name: str, driver_memory: str, jars: str | None = None, warehouse: Path | None = None
+) -> tuple[SparkSession, float]:
+    """A local[2] session, and the seconds it took to start (the JVM's start-up). With `jars`
+    (Delta's and spark-avro's class path), Delta Lake as the profile sets it up, its tables
+    in `warehouse`."""
     started = time.perf_counter()
-    spark = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName(app_name)
         .config("spark.driver.memory", driver_memory)
@@ -23,8 +28,16 @@ def local_session(app_name: str, driver_memory: str) -> tuple[SparkSession, floa
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
     )
+    if jars is not None:
+        builder = (
+            builder.config("spark.driver.extraClassPath", jars)
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+            .config("spark.databricks.delta.snapshotPartitions", "2")
+            .config("spark.sql.warehouse.dir", str(warehouse))
+        )
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark, time.perf_counter() - started
 
