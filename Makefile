@@ -71,14 +71,15 @@ $(INSTALLEDDBX): Makefile
 	$(VENVDBX)/bin/uv pip install --quiet --python $(VENVDBX)/bin/python 'dbt-databricks~=1.11.8' 'pytest~=9.0'
 	touch $@
 
-# The routine build of a landing (LANDING_ROOT, or CDC_LANDING_ROOT), without dbt's unit tests:
-# they check the SQL, not the data, and run in `make test`.
+# The routine build of a landing (LANDING_ROOT, or CDC_LANDING_ROOT): selectors.yml's default
+# leaves out dbt's unit tests and the seeds' tests, which check the project, not the data, and
+# run in `make test`.
 run: setup
-	$(BIN)/dbt build --exclude-resource-type unit_test $(if $(LANDING_ROOT),--vars '{landing_root: "$(LANDING_ROOT)"}')
+	$(BIN)/dbt build $(if $(LANDING_ROOT),--vars '{landing_root: "$(LANDING_ROOT)"}')
 
 # The bundled samples, named: the project has no default landing root.
 demo: setup
-	$(BIN)/dbt build --exclude-resource-type unit_test --vars '{landing_root: samples/landing}'
+	$(BIN)/dbt build --vars '{landing_root: samples/landing}'
 	$(BIN)/dbt docs generate
 
 # Everything CI runs: the fast checks, the builds, the second run on Spark 3.5

@@ -12,7 +12,7 @@ import pytest
 from support.dbt_harness import Build, profiles_dir
 from support.dbt_worker import DbtWorker
 
-ARGS = ["build", "--exclude-resource-type", "unit_test"]
+ARGS = ["build"]
 # What a user typed (vars, and a landing root under the test's folder, None for the samples),
 # and the line the build must stop with.
 MISTAKES = {

@@ -50,9 +50,10 @@ MARTS = (
     "dim_replica_columns",
 )
 DBT_TIMEOUT_S = 1800
-# A build of the landed data, without the tests that do not read it: dbt's unit tests and the
-# seeds' data tests, which `make test-dbt-unit` runs once per Spark.
-DATA_BUILD = ["build", "--exclude", "test_type:unit", "test_type:data,path:seeds"]
+# A build of the landed data as a user runs it: selectors.yml's default leaves out the tests that
+# do not read the data, dbt's unit tests and the seeds' data tests (`make test-dbt-unit` runs
+# them once per Spark).
+DATA_BUILD = ["build"]
 
 # Builds with Spark's ANSI SQL mode on (the profile's ansi_mode), as Spark 4 and Databricks SQL
 # warehouses run by default: bad input must still be rejected with a reason, never fail a query.

@@ -258,7 +258,7 @@ def oms_shard_images(messages: DataFrame) -> DataFrame:
         return F.transform(decoded, lambda c: F.struct(F.create_map(F.lit("v"), value_text(c["value"])).alias("value")))
 
     return sets.select(
-        "file_path",
+        F.col("file_path").alias("set_file"),
         F.col("id").alias("set_id"),
         joined("before").alias("shard_before"),
         joined("after").alias("shard_after"),
@@ -285,10 +285,8 @@ def spelled(spark: SparkSession, name: str, folder: Path) -> tuple[DataFrame, Da
     good = parsed.where(f"not ({unparsed})")
     if name == "oms_avro":
         shards = oms_shard_images(good)
-        good = (
-            good.where("coalesce(m.total, -1) < 1 or m.index = 0")
-            .join(shards, (good.file_path == shards.file_path) & (F.col("m.id") == shards.set_id), "left")
-            .drop(shards.file_path)
+        good = good.where("coalesce(m.total, -1) < 1 or m.index = 0").join(
+            shards, (F.col("file_path") == shards.set_file) & (F.col("m.id") == shards.set_id), "left"
         )
     columns = [F.expr(sql).alias(column) for column, sql in zip(SHAPE, spelling, strict=True)]
     changes = good.select(F.lit(name).alias("source_format"), "file_path", "line_id", *columns).where(

@@ -129,8 +129,8 @@ class Bench:
             "--vars",
             json.dumps(dbt_vars),
         ]
-        if not self.unit_tests:
-            command += ["--exclude-resource-type", "unit_test"]
+        if self.unit_tests:  # everything; by default, selectors.yml's production build
+            command += ["--select", "fqn:*"]
         timed = run_timed(name, command, self.project_dir, self.env(target / "spark"), self.logs)
         run_results = json.loads((target / "target" / "run_results.json").read_text())
         return timed, report.build_summary(run_results, timed.seconds)
@@ -330,8 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--unit-tests",
         action="store_true",
-        help="run dbt unit tests in every build too (by default builds exclude them, "
-        "as production builds do: they test SQL on fixed inputs, not the data)",
+        help="run dbt unit tests and the seeds' tests in every build too (by default builds leave "
+        "them out, as production builds do: they test the project, not the data)",
     )
     args = parser.parse_args(argv)
     if report.CANAL not in args.formats:
