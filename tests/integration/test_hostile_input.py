@@ -76,7 +76,7 @@ class Line:
     data: bytes
     seq: int | None = None
     mutant: Mutant | None = None
-    misplaced_from: str | None = None  # a valid message of this format, in another's folder
+    misplaced_from: str | None = None  # the format of a valid message landed in this folder
 
 
 @dataclass
