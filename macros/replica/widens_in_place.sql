@@ -4,7 +4,7 @@
     precision grows by at least their scale; Delta 3.3 (Spark 3.5) only byte and short, which
     replica columns never are. Types as Spark spells them (`decimal(12,2)`). -#}
 {% macro widens_in_place(old_type, new_type) -%}
-    {%- if target.type != 'databricks' and run_query('select version()').columns[0].values()[0].split('.')[0] | int < 4 -%}
+    {%- if target.type != 'databricks' and query_rows_once('select version()')[0][0].split('.')[0] | int < 4 -%}
         {{ return(false) }}
     {%- endif -%}
     {%- set integers = ['tinyint', 'smallint', 'int', 'bigint'] -%}
