@@ -49,20 +49,12 @@
 {% endmacro %}
 
 
-{#- Generic tests read the rows of their model loaded since the data tests last passed (`model`
-    is wrapped by this macro), but for uniqueness tests, which compare new rows with old ones, and
-    models without `loaded_at`. A test's own `where` config still applies. -#}
-{% macro spark__get_where_subquery(relation) -%}
-    {%- set filters = [] -%}
-    {%- if config.get('where') -%}
-        {%- do filters.append(config.get('where')) -%}
-    {%- endif -%}
+{#- What a generic data test's per-row checks read of the model under test: the rows loaded since
+    the data tests last passed, if it has `loaded_at`; every row otherwise (views, seeds). -#}
+{% macro rows_not_yet_tested() -%}
     {%- set tested = graph.nodes.get(model.attached_node) if model.attached_node else none -%}
-    {%- if tested and 'loaded_at' in tested.columns and model.test_metadata.name not in ('unique', 'unique_combination') -%}
-        {%- do filters.append(loaded_since_data_tests_passed()) -%}
+    {%- if tested and 'loaded_at' in tested.columns -%}
+        {{ return(loaded_since_data_tests_passed()) }}
     {%- endif -%}
-    {%- if filters | reject('equalto', 'true') | list -%}
-        {{ return('(select * from ' ~ relation ~ ' where ' ~ filters | join(' and ') ~ ') dbt_subquery') }}
-    {%- endif -%}
-    {{ return(relation) }}
+    {{ return('true') }}
 {%- endmacro %}

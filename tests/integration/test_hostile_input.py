@@ -639,7 +639,7 @@ def test_schema_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(sp
     assert run(_changes(change), _changes()) == 1
 
 
-def test_one_outcome_per_message_fails_when_a_message_is_counted_twice(spark: Any, manifest: dict) -> None:
+def test_one_outcome_per_message_fails_when_a_message_is_counted_twice_or_has_none(spark: Any, manifest: dict) -> None:
     test = _data_test(manifest, "each_message_has_one_outcome")
     row = "('canal_json', 'f1', 1, 0, 'row_change')"
     other = "('canal_json', 'f1', 1, 1, 'rejected')"
@@ -649,16 +649,15 @@ def test_one_outcome_per_message_fails_when_a_message_is_counted_twice(spark: An
 
     assert run(row, other) == 0
     assert run(row, other, "('canal_json', 'f1', 1, 0, 'rejected')") == 1
+    assert run(row, "('canal_json', 'f1', 1, 1, null)") == 1
+    assert run(row, "('canal_json', 'f1', 1, 1, 'lost')") == 1
 
 
-def test_not_null_columns_fails_with_each_column_holding_nulls(spark: Any, manifest: dict) -> None:
-    (test,) = [
-        node
-        for node in manifest["nodes"].values()
-        if node.get("test_metadata", {}).get("name") == "not_null_columns"
-        and node["attached_node"] == "model.cdc_lakehouse.fct_schema_changes"
-    ]
-    assert test["test_metadata"]["kwargs"]["columns"] == ["change_id", "source_format", "database_name", "ddl_kind"]
+def test_row_checks_fail_with_each_failing_check(spark: Any, manifest: dict) -> None:
+    test = _data_test(manifest, "row_checks_fct_schema_changes")
+    kwargs = test["test_metadata"]["kwargs"]
+    assert kwargs["not_null"] == ["change_id", "source_format", "database_name", "ddl_kind"]
+    assert kwargs["unique"] == [["change_id"]]
     columns = "t(change_id, source_format, database_name, ddl_kind, loaded_at)"
 
     def run(*rows: str) -> int:
@@ -668,9 +667,34 @@ def test_not_null_columns_fails_with_each_column_holding_nulls(spark: Any, manif
     full = "('c1', 'canal_json', 'shop', 'ALTER', timestamp'2024-01-01')"
     assert run(full) == 0
     assert run(full, "('c2', 'canal_json', null, 'ALTER', timestamp'2024-01-01')") == 1
-    # One failing row per column holding NULLs, however many rows hold them.
+    # One failing row per failing check, however many rows fail it.
     no_kind = "('c3', 'canal_json', 'shop', null, timestamp'2024-01-01')"
-    assert run(full, no_kind, no_kind, "('c4', null, null, 'DROP', timestamp'2024-01-01')") == 3
+    # Three columns hold NULLs, and c3 is there twice.
+    assert run(full, no_kind, no_kind, "('c4', null, null, 'DROP', timestamp'2024-01-01')") == 4
+    assert run(full, "('c2', 'canal_json', 'shop', 'MERGE', timestamp'2024-01-01')") == 1
+    assert run(full, full) == 1
+
+
+def test_row_checks_fail_when_a_version_names_no_row_change(spark: Any, manifest: dict) -> None:
+    test = _data_test(manifest, "row_checks_dim_row_versions")
+    columns = (
+        "t(database_name, table_name, primary_key, row_image, is_current, opened_by_change_id, change_number,"
+        " opened_by_operation, closed_by_operation, before_image_source, loaded_at)"
+    )
+
+    def run(*opened_by: str) -> int:
+        rows = ", ".join(
+            f"('shop', 'users', 'k{i}', map('id', '{i}'), true, '{change}', {i}, 'INSERT', null, 'message',"
+            " timestamp'2024-01-01')"
+            for i, change in enumerate(opened_by)
+        )
+        versions = f"select * from values {rows} as {columns}"
+        facts = "select * from values ('c1'), ('c2') as t(change_id)"
+        return _run_on(spark, manifest, test, {"dim_row_versions": versions, "fct_row_changes": facts})
+
+    assert run("c1", "c2") == 0
+    assert run("c1", "c3") == 1
+    assert run("c1", "c1") == 1
 
 
 # ---------------------------------------------------------------------------- freshness

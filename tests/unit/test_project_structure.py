@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -242,11 +243,18 @@ def _tests_of(manifest: dict[str, Any], unique_id: str) -> list[dict[str, Any]]:
 
 
 def _checks(test: dict[str, Any]) -> set[tuple[str, str | None]]:
-    """(generic test, column) pairs a test checks; `not_null_columns` checks `not_null` of each."""
+    """(check, column) pairs a test checks: `row_checks` names a check per column (a key of
+    several columns: `unique_combination`, with no column)."""
     meta = test["test_metadata"]
-    if meta["name"] == "not_null_columns":
-        return {("not_null", column) for column in meta["kwargs"]["columns"]}
-    return {(meta["name"], test.get("column_name"))}
+    if meta["name"] != "row_checks":
+        return {(meta["name"], test.get("column_name"))}
+    kwargs = meta["kwargs"]
+    return {
+        *(("not_null", column) for column in kwargs.get("not_null", [])),
+        *(("accepted_values", column) for column in kwargs.get("accepted_values", {})),
+        *(("relationships", r["column"]) for r in kwargs.get("relationships", [])),
+        *(("unique", key[0]) if len(key) == 1 else ("unique_combination", None) for key in kwargs.get("unique", [])),
+    }
 
 
 def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifest: dict[str, Any]) -> None:
@@ -275,6 +283,18 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         tests = set().union(*(_checks(t) for t in _tests_of(manifest, mart["unique_id"])))
         assert keys[mart["name"]] <= tests, mart["name"]
         assert {(("accepted_values", c)) for c in accepted.get(mart["name"], ())} <= tests, mart["name"]
+
+
+def test_a_models_generic_data_tests_are_one_query(manifest: dict[str, Any]) -> None:
+    """Each node of a build costs, whatever it reads: a model's generic checks are one
+    `row_checks` test, one node, not a test per column and check."""
+    generic = Counter(
+        (node["attached_node"], node["test_metadata"]["name"])
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "test" and node.get("test_metadata") and node["attached_node"].startswith("model.")
+    )
+    assert {name for _, name in generic} == {"row_checks"}
+    assert [model for (model, _), count in generic.items() if count > 1] == []
 
 
 def test_every_landing_source_has_freshness_on_landed_at(manifest: dict[str, Any]) -> None:
