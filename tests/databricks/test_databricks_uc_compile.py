@@ -138,7 +138,10 @@ def test_macros_dispatch_to_the_spark_forms(compiled: tuple[Path, dict]) -> None
     # from 15.3; the project's own macros, not an adapter's, build the staging query.
     assert "try_parse_json(" in code
     assert "{{" not in code
-    # A data test reads through the project's get_where_subquery, which dispatches by spark__.
-    macros = {m["name"]: m for m in manifest["macros"].values() if m["package_name"] == "cdc_lakehouse"}
-    assert "spark__get_where_subquery" in macros
-    assert not any(name.startswith("sparkpy__") for name in macros)
+    # A model's data test compiles from the project's own macros, as on the other targets.
+    macros = {m["name"] for m in manifest["macros"].values() if m["package_name"] == "cdc_lakehouse"}
+    assert not [name for name in macros if name.startswith(("sparkpy__", "spark__", "databricks__"))]
+    checks = manifest["nodes"][next(n for n in manifest["nodes"] if ".row_checks_fct_row_changes" in n)]
+    code = (target / "compiled" / "cdc_lakehouse" / checks["original_file_path"] / f"{checks['name']}.sql").read_text()
+    assert f"select * from `{CATALOG}`.`{SCHEMA}`.`fct_row_changes`" in code
+    assert "count_if(change_id is null)" in code
