@@ -17,7 +17,8 @@ INSTALLEDDBX := $(VENVDBX)/.installed
 JARS := jvm/jars/spark-4.0/.fetched
 JARS35 := jvm/jars/spark-3.5/.fetched
 
-.PHONY: setup browser run demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks lint format docs \
+.PHONY: setup browser databases run demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks \
+	test-conformance lint format docs \
 	bench thrift-up thrift-down sql clean
 
 setup: $(INSTALLED) $(JARS)
@@ -90,7 +91,7 @@ demo: setup
 # CPU priority, made the whole no shorter (docs/testing.md).
 test: test-fast
 	$(MAKE) --jobs=3 --output-sync=target test-integration $(INSTALLED35) $(INSTALLEDDBX)
-	$(MAKE) test-spark35 test-databricks
+	$(MAKE) test-spark35 test-databricks test-conformance
 
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
 # core of two busy (lint is Python; the others wait on Spark and dbt in turn): 6.5 min here
@@ -158,6 +159,19 @@ test-spark35: $(INSTALLED35) $(JARS35)
 # repo's conftest needs pyspark, which this venv has no use for.
 test-databricks: $(INSTALLEDDBX)
 	$(VENVDBX)/bin/pytest --noconftest tests/databricks
+
+# Real producers on real databases (tests/conformance, docs/conformance.md): each test starts
+# a throwaway server and the producer, runs a workload, builds what the producer sent and
+# compares every replica with its source table.
+test-conformance: setup databases
+	$(BIN)/pytest tests/conformance
+
+# Debian's PostgreSQL server for the conformance tests, installed when missing (as `browser`).
+databases:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql; }
 
 # The docs site test drives Debian's Chromium through its ChromeDriver; installed when missing
 # (CI runs as root on a fresh Debian machine; elsewhere through sudo).

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from cdc_tools.producers.postgres import free_port
 from support.dbt_worker import DbtWorker
 
 REPO = Path(__file__).resolve().parents[2]
@@ -253,12 +253,6 @@ def file_name(file_path: str) -> str:
     uri = urlparse(file_path)
     assert uri.scheme == "file" and uri.path.startswith("/"), file_path
     return Path(uri.path).name
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass

@@ -1,0 +1,29 @@
+-- The tables of the Postgres conformance workload, and the row the connector's snapshot reads.
+create table customers (
+    id integer primary key,
+    name text,
+    balance numeric(12, 2),
+    ratio double precision,
+    active boolean,
+    born date,
+    created_at timestamp(6),
+    seen_at timestamptz,
+    note varchar(40),
+    profile jsonb,
+    token uuid,
+    photo bytea
+);
+
+-- REPLICA IDENTITY FULL: updates and deletes carry the whole old row.
+create table orders (
+    order_id bigint primary key,
+    customer_id integer,
+    amount numeric(38, 10),
+    placed_at timestamp(3)
+);
+alter table orders replica identity full;
+
+-- Written last: once its change arrives, the connector has sent everything before it.
+create table workload_end (id integer primary key);
+
+insert into customers (id, name, balance) values (1, 'ann', 10.50);
