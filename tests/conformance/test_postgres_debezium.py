@@ -5,6 +5,7 @@ equals its source table read with SELECT, and nothing real is rejected."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,45 @@ def test_every_replica_equals_its_source_table(captured: dict[str, Any], build: 
         copies = {str(row[KEYS[table]]): row for row in replicas[table]["rows"]}
         assert sorted(copies) == sorted(row[KEYS[table]] for row in source["rows"]), table
         assert differences(source, KEYS[table], copies) == [], table
+
+
+# The Spark type of a replica column, by its Postgres type (format_type's name).
+SPARK_TYPES = {
+    r"integer": "int",
+    r"bigint": "bigint",
+    r"numeric\((\d+),(\d+)\)": r"decimal(\1,\2)",
+    r"double precision": "double",
+    r"boolean": "boolean",
+    r"date": "date",
+    r"timestamp.*": "timestamp",
+    r"text|character varying.*|jsonb|uuid": "string",
+}
+
+
+def test_every_replica_column_has_its_source_types_spark_type(captured: dict[str, Any], build: Build) -> None:
+    replicas = _replica_tables(build)
+    for table, source in captured["tables"].items():
+        for column, source_type in source["types"].items():
+            if source_type == "bytea":  # below
+                continue
+            [expected] = [
+                re.sub(pattern, spark, source_type)
+                for pattern, spark in SPARK_TYPES.items()
+                if re.fullmatch(pattern, source_type)
+            ]
+            assert replicas[table]["types"][column] == expected, (table, column, source_type)
+
+
+def _data_columns(replica: dict[str, Any]) -> list[str]:
+    return [column for column in replica["types"] if not column.startswith("_")]
+
+
+@pytest.mark.xfail(strict=True, reason="no DDL says a column was dropped (docs/conformance.md)")
+def test_a_dropped_column_leaves_its_replica(captured: dict[str, Any], build: Build) -> None:
+    replicas = _replica_tables(build)
+    assert {table: _data_columns(replicas[table]) for table in KEYS} == {
+        table: list(source["types"]) for table, source in captured["tables"].items()
+    }
 
 
 @pytest.mark.xfail(strict=True, reason="replicas type bytes as their ISO-8859-1 text (docs/conformance.md)")

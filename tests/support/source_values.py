@@ -14,12 +14,13 @@ def _as_time(value: Any) -> datetime:
 
 
 def same_value(text: str | None, source_type: str, value: Any) -> bool:
-    """Whether `value` holds the source's `text` exactly, by the source column's type."""
+    """Whether `value` holds the source's `text` exactly, by the source column's type (as
+    Postgres's format_type names it)."""
     if text is None or value is None:
         return text is None and value is None
     if source_type == "bytea":  # psql gives `\x<hex>`; the project, bytes or their ISO-8859-1 text
         return bytes.fromhex(text[2:]) == (value if isinstance(value, bytes) else value.encode("latin-1"))
-    if source_type == "numeric":  # with the column's scale: `11.50`, not `11.5`
+    if source_type.startswith("numeric"):  # with the column's scale: `11.50`, not `11.5`
         return text == str(value)
     if source_type in ("double precision", "real"):
         return float(text) == float(value)

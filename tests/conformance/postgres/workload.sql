@@ -23,4 +23,17 @@ update orders set amount = 0.0000000001 where order_id = 10;
 truncate orders;
 insert into orders values (11, 5, 1, null);
 
+-- Schema changes mid-stream. Postgres's connector sends no DDL: each change shows in the
+-- schema of the values after it.
+alter table orders add column note text;
+insert into orders values (12, 5, 2.5, '2024-05-01 12:00:00', 'with a note');
+alter table orders alter column customer_id type bigint;
+update orders set customer_id = 5000000000 where order_id = 12;
+alter table customers alter column balance type numeric(14, 2);
+update customers set balance = 123456789012.34 where id = 5;
+alter table customers alter column note type varchar(60);
+update customers set note = repeat('x', 60) where id = 1;
+alter table orders drop column placed_at;
+insert into orders values (13, 1, 3, 'after the drop');
+
 insert into workload_end values (1);

@@ -81,10 +81,13 @@ def debezium_on_postgres(workload: Path, output: Path, work: Path) -> Iterator[t
 
 
 def source_tables(server: Postgres) -> dict[str, dict]:
-    """Each table of the public schema: its columns' types and its rows (psql's text)."""
+    """Each table of the public schema: its columns' types as Postgres names them
+    (`numeric(14,2)`, `timestamp(6) without time zone`) and its rows (psql's text)."""
     columns = server.rows(
-        "select table_name, column_name, data_type from information_schema.columns"
-        " where table_schema = 'public' order by table_name, ordinal_position",
+        "select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as data_type"
+        " from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace"
+        " where n.nspname = 'public' and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped"
+        " order by c.relname, a.attnum",
         DATABASE,
     )
     tables: dict[str, dict] = {}
