@@ -1,7 +1,8 @@
 """Debezium's PostgreSQL connector on a real PostgreSQL (a throwaway cluster): after a workload
 of inserts, multi-row updates and deletes in a transaction, a key change, a row inserted,
-deleted and inserted again, TRUNCATE and edge values of common types, every typed replica
-equals its source table read with SELECT, and nothing real is rejected."""
+deleted and inserted again, TRUNCATE, schema changes and edge values of common types, with the
+producer crashing midway and sending its last batch again, every typed replica equals its
+source table read with SELECT, one fact stands for each change, and nothing real is rejected."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from support.dbt_harness import DATA_BUILD, Build, profiles_dir
 from support.source_values import differences
 
 WORKLOAD = Path(__file__).parent / "postgres"
-KEYS = {"customers": "id", "orders": "order_id", "workload_end": "id"}
+KEYS = {"customers": "id", "orders": "order_id", "workload_pause": "id", "workload_end": "id"}
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def captured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
     root = tmp_path_factory.mktemp("postgres_debezium")
     folder = root / "landing" / "debezium_json"
     folder.mkdir(parents=True)
-    with debezium_on_postgres(WORKLOAD, folder / "postgres.jsonl", root) as (server, tags):
+    with debezium_on_postgres(WORKLOAD, folder, root) as (server, tags):
         yield {"landing": folder.parent, "tables": source_tables(server), "tags": tags}
 
 

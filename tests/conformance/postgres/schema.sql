@@ -23,7 +23,9 @@ create table orders (
 );
 alter table orders replica identity full;
 
--- Written last: once its change arrives, the connector has sent everything before it.
+-- Written midway: the producer crashes when its change arrives and starts again, sending that
+-- last batch again (at-least-once). Written last: once its change arrives, all before it has.
+create table workload_pause (id integer primary key);
 create table workload_end (id integer primary key);
 
 insert into customers (id, name, balance) values (1, 'ann', 10.50);

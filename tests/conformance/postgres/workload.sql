@@ -12,6 +12,8 @@ delete from customers where id = 3;
 insert into orders values (10, 1, 12345678901234567890.0123456789, '2024-01-01 00:00:00.123');
 commit;
 
+insert into workload_pause values (1);
+
 -- A key change: the connector sends a delete of the old key and a create of the new one.
 update customers set id = 20 where id = 2;
 

@@ -1,10 +1,12 @@
 """A workload captured by a real producer: a throwaway PostgreSQL server with the workload's
-tables, Debezium streaming them to a landed file while the workload runs.
+tables, Debezium streaming them to landed files while the workload runs, crashing midway and
+starting again.
 
 `python -m cdc_tools.producers.capture --workload tests/conformance/postgres --output
 tests/conformance/corpora` writes the golden corpus the fast tests read: what Debezium sent
-(`debezium_postgres.jsonl`) and the source tables after the workload (`debezium_postgres.tables.json`:
-each table's column types and rows, as psql gives them)."""
+(`debezium_postgres/`: a file before the crash, one after) and the source tables after the
+workload (`debezium_postgres.tables.json`: each table's column types and rows, as psql gives
+them, and the workload's command tags)."""
 
 from __future__ import annotations
 
@@ -21,60 +23,55 @@ from pathlib import Path
 from cdc_tools.producers.postgres import Postgres
 
 DATABASE = "shop"
+PAUSE_TABLE = "workload_pause"  # where the producer crashes and is started again
 END_TABLE = "workload_end"  # the workload's last write: once it arrives, all before it has
 TIMEOUT_S = 180
 
 
-def _wait_for_streaming(server: Postgres, producer: subprocess.Popen) -> None:
-    """Until the connector reads its replication slot: changes after it are streamed."""
-    deadline = time.monotonic() + TIMEOUT_S
-    while time.monotonic() < deadline:
-        if producer.poll() is not None:
-            raise RuntimeError("the connector stopped before streaming")
-        if server.rows("select active from pg_replication_slots where active", DATABASE):
-            return
-        time.sleep(0.5)
-    raise TimeoutError("the connector did not start streaming")
+def _producer(server: Postgres, output: Path, work: Path, until_table: str, crash: bool) -> subprocess.Popen:
+    command = [sys.executable, "-m", "cdc_tools.producers.debezium", "--port", str(server.port)]
+    command += ["--database", DATABASE, "--offsets", str(work / "offsets.dat"), "--output", str(output)]
+    command += ["--until-table", until_table, *(["--crash"] if crash else [])]
+    with (work / f"{output.stem}.log").open("w") as log:
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _run_while_streaming(server: Postgres, producer: subprocess.Popen, sql: str) -> list[str]:
+    """Runs `sql` once the connector reads its replication slot, and waits for the producer to
+    end (at its until-table's change); gives the statements' command tags."""
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not server.rows("select active from pg_replication_slots where active", DATABASE):
+            if producer.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the connector did not start streaming")
+            time.sleep(0.5)
+        tags = server.execute(sql, DATABASE)
+        if producer.wait(timeout=TIMEOUT_S) != 0:
+            raise RuntimeError("the connector failed (its log is beside the offsets)")
+        return tags
+    finally:
+        producer.kill()
 
 
 @contextmanager
-def debezium_on_postgres(workload: Path, output: Path, work: Path) -> Iterator[tuple[Postgres, list[str]]]:
+def debezium_on_postgres(workload: Path, landing: Path, work: Path) -> Iterator[tuple[Postgres, list[str]]]:
     """Runs `workload` (a folder: schema.sql, then workload.sql while Debezium streams) with
-    Debezium's values landed in `output`; yields the server, still up, and the workload's
-    command tags."""
+    Debezium's values landed in `landing`: postgres-1.jsonl until the producer crashes at the
+    write to `workload_pause`, postgres-2.jsonl from its restart on. Yields the server, still
+    up, and the workload's command tags."""
     server = Postgres()
     server.start()
     try:
         server.execute(f"create database {DATABASE}")
         server.execute((workload / "schema.sql").read_text(), DATABASE)
-        log = work / "producer.log"
-        with log.open("w") as log_file:
-            producer = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "cdc_tools.producers.debezium",
-                    "--port",
-                    str(server.port),
-                    "--database",
-                    DATABASE,
-                    "--offsets",
-                    str(work / "offsets.dat"),
-                    "--output",
-                    str(output),
-                    "--until-table",
-                    END_TABLE,
-                ],
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-            )
-            try:
-                _wait_for_streaming(server, producer)
-                tags = server.execute((workload / "workload.sql").read_text(), DATABASE)
-                if producer.wait(timeout=TIMEOUT_S) != 0:
-                    raise RuntimeError(f"the connector failed: {log.read_text()[-4000:]}")
-            finally:
-                producer.kill()
+        statements = (workload / "workload.sql").read_text()
+        pause = statements.index("\n", statements.index(f"insert into {PAUSE_TABLE}")) + 1
+        tags = _run_while_streaming(
+            server, _producer(server, landing / "postgres-1.jsonl", work, PAUSE_TABLE, crash=True), statements[:pause]
+        )
+        tags += _run_while_streaming(
+            server, _producer(server, landing / "postgres-2.jsonl", work, END_TABLE, crash=False), statements[pause:]
+        )
         yield server, tags
     finally:
         server.stop()
@@ -103,10 +100,10 @@ def main() -> None:
     parser.add_argument("--workload", type=Path, required=True, help="a folder with schema.sql and workload.sql")
     parser.add_argument("--output", type=Path, required=True, help="the corpus folder")
     args = parser.parse_args()
-    args.output.mkdir(parents=True, exist_ok=True)
+    landing = args.output / "debezium_postgres"
+    landing.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
-        landed = args.output / "debezium_postgres.jsonl"
-        with debezium_on_postgres(args.workload, landed, Path(work)) as (server, tags):
+        with debezium_on_postgres(args.workload, landing, Path(work)) as (server, tags):
             tables = {"tags": tags, "tables": source_tables(server)}
     (args.output / "debezium_postgres.tables.json").write_text(json.dumps(tables, indent=1, ensure_ascii=False) + "\n")
 

