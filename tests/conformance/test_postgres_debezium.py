@@ -7,6 +7,7 @@ source table read with SELECT, one fact stands for each change, and nothing real
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from cdc_tools.producers.capture import DATABASE, debezium_on_postgres, source_tables
 from support.dbt_harness import DATA_BUILD, Build, profiles_dir
+from support.dbt_worker import DbtWorker
 from support.source_values import differences
 
 WORKLOAD = Path(__file__).parent / "postgres"
@@ -23,50 +25,70 @@ KEYS = {"customers": "id", "orders": "order_id", "workload_pause": "id", "worklo
 
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The landing of what the connector sent, the source tables after the workload and its
-    command tags."""
+    """The files the connector sent (before its crash, after), the source tables at the crash
+    and after the workload, and the workload's command tags."""
     root = tmp_path_factory.mktemp("postgres_debezium")
-    folder = root / "landing" / "debezium_json"
-    folder.mkdir(parents=True)
-    with debezium_on_postgres(WORKLOAD, folder, root) as (server, tags):
-        yield {"landing": folder.parent, "tables": source_tables(server), "tags": tags}
+    with debezium_on_postgres(WORKLOAD, root, root) as capture:
+        yield {
+            "files": [root / "postgres-1.jsonl", root / "postgres-2.jsonl"],
+            "tables": {"midpoint": capture.tables_at_pause, "end": source_tables(capture.server)},
+            "tags": capture.tags,
+        }
 
 
 @pytest.fixture(scope="module")
-def build(captured: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Build:
-    root = tmp_path_factory.mktemp("postgres_debezium_build")
+def built(captured: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[str, Any]]]:
+    """The marts and replicas of a build of the first file (the midpoint), then of an
+    incremental build once the second has landed (the end), on one warehouse."""
+    root = tmp_path_factory.mktemp("postgres_debezium_builds")
+    landing = root / "landing" / "debezium_json"
+    landing.mkdir(parents=True)
     keys = {f"{DATABASE}.public.{table}": [key] for table, key in KEYS.items()}
-    built = Build("build", root, DATA_BUILD, captured["landing"], dbt_vars={"cdc_primary_keys": keys})
-    built.start(profiles_dir(root))
-    built.wait()
-    return built
+    profiles = profiles_dir(root)
+    worker = DbtWorker(root / "spark")
+    results = {}
+    try:
+        for step, file in zip(("midpoint", "end"), captured["files"], strict=True):
+            shutil.copy(file, landing)
+            build = Build(
+                step, root / step, DATA_BUILD, landing.parent, dbt_vars={"cdc_primary_keys": keys}, worker=worker
+            )
+            build.start(profiles)
+            listed = {row["table_name"]: row["replica_name"] for row in build.marts()["dim_replica_tables"]}
+            replicas = build.tables(tuple(listed.values()), suffix="_replica")
+            results[step] = {
+                "marts": build.marts(),
+                "replicas": {table: replicas[name] for table, name in listed.items()},
+            }
+        yield results
+    finally:
+        worker.close()
 
 
-def _replica_tables(build: Build) -> dict[str, dict[str, Any]]:
-    listed = {row["table_name"]: row["replica_name"] for row in build.marts()["dim_replica_tables"]}
-    replicas = build.tables(tuple(listed.values()), suffix="_replica")
-    return {table: replicas[name] for table, name in listed.items()}
+@pytest.mark.parametrize("step", ["midpoint", "end"])
+def test_nothing_real_is_rejected(built: dict[str, dict[str, Any]], step: str) -> None:
+    assert built[step]["marts"]["fct_rejected_messages"] == []
 
 
-def test_nothing_real_is_rejected(build: Build) -> None:
-    assert build.marts()["fct_rejected_messages"] == []
-
-
-def test_every_real_change_is_one_fact(captured: dict[str, Any], build: Build) -> None:
+def test_every_real_change_is_one_fact(captured: dict[str, Any], built: dict[str, dict[str, Any]]) -> None:
     """As many row changes as the workload's statements changed rows (their command tags), plus
     the snapshot's row and the key change's second event (a delete of the old key, an insert of
-    the new); the TRUNCATE is a schema change."""
+    the new), however many the crash sent again; the TRUNCATE is a schema change."""
     changed = sum(int(tag.split()[-1]) for tag in captured["tags"] if tag.split()[0] in ("INSERT", "UPDATE", "DELETE"))
-    marts = build.marts()
+    marts = built["end"]["marts"]
     assert len(marts["fct_row_changes"]) == 1 + changed + 1
     assert [(row["table_name"], row["ddl_kind"]) for row in marts["fct_schema_changes"]] == [("orders", "TRUNCATE")]
 
 
-def test_every_replica_equals_its_source_table(captured: dict[str, Any], build: Build) -> None:
-    replicas = _replica_tables(build)
-    assert set(replicas) == set(captured["tables"]) == set(KEYS)
-    for table, source in captured["tables"].items():
-        copies = {str(row[KEYS[table]]): row for row in replicas[table]["rows"]}
+@pytest.mark.parametrize("step", ["midpoint", "end"])
+def test_every_replica_equals_its_source_table(
+    captured: dict[str, Any], built: dict[str, dict[str, Any]], step: str
+) -> None:
+    replicas = built[step]["replicas"]
+    assert set(replicas) <= set(captured["tables"][step])
+    for table, source in captured["tables"][step].items():
+        # A table no change has reached yet (workload_end at the midpoint) has no replica.
+        copies = {str(row[KEYS[table]]): row for row in replicas.get(table, {"rows": []})["rows"]}
         assert sorted(copies) == sorted(row[KEYS[table]] for row in source["rows"]), table
         assert differences(source, KEYS[table], copies) == [], table
 
@@ -84,9 +106,11 @@ SPARK_TYPES = {
 }
 
 
-def test_every_replica_column_has_its_source_types_spark_type(captured: dict[str, Any], build: Build) -> None:
-    replicas = _replica_tables(build)
-    for table, source in captured["tables"].items():
+def test_every_replica_column_has_its_source_types_spark_type(
+    captured: dict[str, Any], built: dict[str, dict[str, Any]]
+) -> None:
+    replicas = built["end"]["replicas"]
+    for table, source in captured["tables"]["end"].items():
         for column, source_type in source["types"].items():
             if source_type == "bytea":  # below
                 continue
@@ -98,18 +122,15 @@ def test_every_replica_column_has_its_source_types_spark_type(captured: dict[str
             assert replicas[table]["types"][column] == expected, (table, column, source_type)
 
 
-def _data_columns(replica: dict[str, Any]) -> list[str]:
-    return [column for column in replica["types"] if not column.startswith("_")]
-
-
 @pytest.mark.xfail(strict=True, reason="no DDL says a column was dropped (docs/conformance.md)")
-def test_a_dropped_column_leaves_its_replica(captured: dict[str, Any], build: Build) -> None:
-    replicas = _replica_tables(build)
-    assert {table: _data_columns(replicas[table]) for table in KEYS} == {
-        table: list(source["types"]) for table, source in captured["tables"].items()
+def test_a_dropped_column_leaves_its_replica(captured: dict[str, Any], built: dict[str, dict[str, Any]]) -> None:
+    columns = {
+        table: [column for column in replica["types"] if not column.startswith("_")]
+        for table, replica in built["end"]["replicas"].items()
     }
+    assert columns == {table: list(source["types"]) for table, source in captured["tables"]["end"].items()}
 
 
 @pytest.mark.xfail(strict=True, reason="replicas type bytes as their ISO-8859-1 text (docs/conformance.md)")
-def test_bytes_replicate_as_binary(build: Build) -> None:
-    assert _replica_tables(build)["customers"]["types"]["photo"] == "binary"
+def test_bytes_replicate_as_binary(built: dict[str, dict[str, Any]]) -> None:
+    assert built["end"]["replicas"]["customers"]["types"]["photo"] == "binary"

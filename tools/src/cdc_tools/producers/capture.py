@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from cdc_tools.producers.postgres import Postgres
@@ -53,12 +54,21 @@ def _run_while_streaming(server: Postgres, producer: subprocess.Popen, sql: str)
         producer.kill()
 
 
+@dataclass
+class Capture:
+    """A captured workload: the server, still up, the source tables when the producer crashed
+    (all it had sent until then is in the first file) and the workload's command tags."""
+
+    server: Postgres
+    tables_at_pause: dict[str, dict]
+    tags: list[str]
+
+
 @contextmanager
-def debezium_on_postgres(workload: Path, landing: Path, work: Path) -> Iterator[tuple[Postgres, list[str]]]:
+def debezium_on_postgres(workload: Path, landing: Path, work: Path) -> Iterator[Capture]:
     """Runs `workload` (a folder: schema.sql, then workload.sql while Debezium streams) with
     Debezium's values landed in `landing`: postgres-1.jsonl until the producer crashes at the
-    write to `workload_pause`, postgres-2.jsonl from its restart on. Yields the server, still
-    up, and the workload's command tags."""
+    write to `workload_pause`, postgres-2.jsonl from its restart on."""
     server = Postgres()
     server.start()
     try:
@@ -69,10 +79,11 @@ def debezium_on_postgres(workload: Path, landing: Path, work: Path) -> Iterator[
         tags = _run_while_streaming(
             server, _producer(server, landing / "postgres-1.jsonl", work, PAUSE_TABLE, crash=True), statements[:pause]
         )
+        tables_at_pause = source_tables(server)
         tags += _run_while_streaming(
             server, _producer(server, landing / "postgres-2.jsonl", work, END_TABLE, crash=False), statements[pause:]
         )
-        yield server, tags
+        yield Capture(server, tables_at_pause, tags)
     finally:
         server.stop()
 
@@ -103,8 +114,8 @@ def main() -> None:
     landing = args.output / "debezium_postgres"
     landing.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
-        with debezium_on_postgres(args.workload, landing, Path(work)) as (server, tags):
-            tables = {"tags": tags, "tables": source_tables(server)}
+        with debezium_on_postgres(args.workload, landing, Path(work)) as capture:
+            tables = {"tags": capture.tags, "tables": source_tables(capture.server)}
     (args.output / "debezium_postgres.tables.json").write_text(json.dumps(tables, indent=1, ensure_ascii=False) + "\n")
 
 
