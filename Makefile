@@ -84,7 +84,8 @@ demo: setup
 	$(BIN)/dbt docs generate
 
 # Everything CI runs: the fast checks, the builds, the second run on Spark 3.5
-# (docs/spark-versions.md), and the project as dbt-databricks compiles it (docs/databricks.md).
+# (docs/spark-versions.md), the project as dbt-databricks compiles it (docs/databricks.md), and
+# the real producers (docs/conformance.md).
 # The Spark 3.5 and dbt-databricks venvs install while the builds run (the installs wait on the
 # network and the disk, the builds on the cores); their tests run after, one Spark build at a
 # time. The builds keep both cores busy: running the other tests beside them, even at the lowest
