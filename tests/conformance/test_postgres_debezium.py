@@ -20,7 +20,6 @@ from support.dbt_worker import DbtWorker
 from support.source_values import differences
 
 WORKLOAD = Path(__file__).parent / "postgres"
-KEYS = {"customers": "id", "orders": "order_id", "workload_pause": "id", "workload_end": "id"}
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +42,8 @@ def built(captured: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) ->
     root = tmp_path_factory.mktemp("postgres_debezium_builds")
     landing = root / "landing" / "debezium_json"
     landing.mkdir(parents=True)
-    keys = {f"{DATABASE}.public.{table}": [key] for table, key in KEYS.items()}
+    # The values name no key: the tables' own.
+    keys = {f"{DATABASE}.public.{table}": source["key"] for table, source in captured["tables"]["end"].items()}
     profiles = profiles_dir(root)
     worker = DbtWorker(root / "spark")
     results = {}
@@ -87,10 +87,11 @@ def test_every_replica_equals_its_source_table(
     replicas = built[step]["replicas"]
     assert set(replicas) <= set(captured["tables"][step])
     for table, source in captured["tables"][step].items():
+        [key] = source["key"]
         # A table no change has reached yet (workload_end at the midpoint) has no replica.
-        copies = {str(row[KEYS[table]]): row for row in replicas.get(table, {"rows": []})["rows"]}
-        assert sorted(copies) == sorted(row[KEYS[table]] for row in source["rows"]), table
-        assert differences(source, KEYS[table], copies) == [], table
+        copies = {str(row[key]): row for row in replicas.get(table, {"rows": []})["rows"]}
+        assert sorted(copies) == sorted(row[key] for row in source["rows"]), table
+        assert differences(source, key, copies) == [], table
 
 
 # The Spark type of a replica column, by its Postgres type (format_type's name).

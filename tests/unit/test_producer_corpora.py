@@ -16,7 +16,6 @@ from support.compiled_models import LANDING, run_compiled, seed, staged
 from support.source_values import differences
 
 CORPORA = Path(__file__).resolve().parents[1] / "conformance" / "corpora"
-KEYS = {"customers": "id", "orders": "order_id", "workload_pause": "id", "workload_end": "id"}
 
 
 def test_debezium_postgres_corpus_stages_every_value_exactly(spark: SparkSession, compiled: dict[str, str]) -> None:
@@ -42,15 +41,18 @@ def test_debezium_postgres_corpus_stages_every_value_exactly(spark: SparkSession
         "schema_change": 1,
         "skipped": tombstones,
     }
-    rows: dict[str, dict[str, dict]] = {table: {} for table in KEYS}
+    keys: dict[str, str] = {}
+    for table, described in source["tables"].items():
+        [keys[table]] = described["key"]  # one column each
+    rows: dict[str, dict[str, dict]] = {table: {} for table in keys}
     for message in messages:  # in the order sent (the restart's copies repeat what they copy)
         table = message["table_name"]
         if message["disposition"] == "schema_change":  # the TRUNCATE
             rows[table].clear()
         elif message["disposition"] == "row_change" and message["after_image"] is None:
-            del rows[table][message["before_image"][KEYS[table]]]
+            del rows[table][message["before_image"][keys[table]]]
         elif message["disposition"] == "row_change":
-            rows[table][message["after_image"][KEYS[table]]] = message["after_image"]
-    for table, key in KEYS.items():
+            rows[table][message["after_image"][keys[table]]] = message["after_image"]
+    for table, key in keys.items():
         assert sorted(rows[table]) == sorted(row[key] for row in source["tables"][table]["rows"]), table
         assert differences(source["tables"][table], key, rows[table]) == [], table

@@ -5,8 +5,8 @@ starting again.
 `python -m cdc_tools.producers.capture --workload tests/conformance/postgres --output
 tests/conformance/corpora` writes the golden corpus the fast tests read: what Debezium sent
 (`debezium_postgres/`: a file before the crash, one after) and the source tables after the
-workload (`debezium_postgres.tables.json`: each table's column types and rows, as psql gives
-them, and the workload's command tags)."""
+workload (`debezium_postgres.tables.json`: each table's column types, primary key and rows, as
+psql gives them, and the workload's command tags)."""
 
 from __future__ import annotations
 
@@ -90,17 +90,23 @@ def debezium_on_postgres(workload: Path, landing: Path, work: Path) -> Iterator[
 
 def source_tables(server: Postgres) -> dict[str, dict]:
     """Each table of the public schema: its columns' types as Postgres names them
-    (`numeric(14,2)`, `timestamp(6) without time zone`) and its rows (psql's text)."""
+    (`numeric(14,2)`, `timestamp(6) without time zone`), its primary key's columns and its rows
+    (psql's text)."""
     columns = server.rows(
-        "select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as data_type"
+        "select c.relname as table_name, a.attname as column_name, format_type(a.atttypid, a.atttypmod) as data_type,"
+        " coalesce(a.attnum = any(i.indkey), false) as in_key"
         " from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace"
+        " left join pg_index i on i.indrelid = c.oid and i.indisprimary"
         " where n.nspname = 'public' and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped"
         " order by c.relname, a.attnum",
         DATABASE,
     )
     tables: dict[str, dict] = {}
     for column in columns:
-        tables.setdefault(column["table_name"], {"types": {}})["types"][column["column_name"]] = column["data_type"]
+        table = tables.setdefault(column["table_name"], {"types": {}, "key": []})
+        table["types"][column["column_name"]] = column["data_type"]
+        if column["in_key"] == "t":
+            table["key"].append(column["column_name"])
     for name, table in tables.items():
         table["rows"] = server.rows(f"select * from {name}", DATABASE)
     return tables
