@@ -265,7 +265,7 @@
         when {{ branch }} = 'string' then {{ oms_avro_value_text(text) }}
         when {{ branch }} = 'bytes' then if(
             {{ latin1 }},
-            {{ oms_avro_value_text('hex(encode(' ~ text ~ ", 'ISO-8859-1'))") }},
+            {{ oms_avro_value_text(text) }},
             {{ oms_avro_value_error('invalid_bytes') }}
         )
         when {{ branch }} = 'StringObject' then named_struct(

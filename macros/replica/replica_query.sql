@@ -79,10 +79,20 @@
 
 
 {% macro replica_value(name, previous_names, spark_type) -%}
+    {{ replica_cast(replica_text(name, previous_names), spark_type) }}
+{%- endmacro %}
+
+
+{#- A column's `text` as `spark_type`, NULL where it does not fit. Bytes are staged as their
+    ISO-8859-1 text (one character per byte, docs/formats.md): a text with a character past
+    U+00FF is no bytes. -#}
+{% macro replica_cast(text, spark_type) -%}
     {%- if spark_type == 'string' -%}
-        {{ replica_text(name, previous_names) }}
+        {{ text }}
+    {%- elif spark_type == 'binary' -%}
+        if({{ text }} rlike '^[\\x{0}-\\x{ff}]*$', encode({{ text }}, 'ISO-8859-1'), null)
     {%- else -%}
-        try_cast({{ replica_text(name, previous_names) }} as {{ spark_type }})
+        try_cast({{ text }} as {{ spark_type }})
     {%- endif -%}
 {%- endmacro %}
 
@@ -95,7 +105,7 @@
             {%- for column in typed_columns %}
             {%- set text = replica_text(column['column_name'], fromjson(column['previous_names'])) %}
             {{ string_literal(column['replica_column_name']) }},
-            case when {{ text }} is not null and try_cast({{ text }} as {{ column['spark_type'] }}) is null then {{ text }} end{{ ',' if not loop.last }}
+            case when {{ text }} is not null and {{ replica_cast(text, column['spark_type']) }} is null then {{ text }} end{{ ',' if not loop.last }}
             {%- endfor %}
         ), (column_name, text) -> text is not null)
     {%- else -%}

@@ -205,6 +205,11 @@ PART_4_LINES = [
 ]
 # Every load's net change to shop.items: apple was inserted and deleted (not listed), fig inserted.
 NET_CHANGES = "{{ replica_changes('shop', 'items', '2000-01-01', '2100-01-01') }}"
+# Bytes are staged as their ISO-8859-1 text: a character past U+00FF is no byte.
+BYTES_CASTS = (
+    "hex({{ replica_cast(\"'A\u00ff'\", 'binary') }}) as latin1, "
+    "{{ replica_cast(\"'\u65e5'\", 'binary') }} is null as beyond"
+)
 # The replica options a follow-up build of the custom landing root's replicas sets.
 REPLICA_OPTIONS = {
     "names": {"shop.items": "items", "shop.members": "members"},
@@ -260,6 +265,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
             followups=[
                 ["show", "--inline", "select name, price from {{ replica_relation('shop', 'items') }}"],
                 ["show", "--inline", f"select primary_key, change_type, after_image.name from ({NET_CHANGES})"],
+                ["show", "--inline", f"select {BYTES_CASTS}"],
                 ["build", "--select", "dim_replica_tables+", "--vars", json.dumps({"replicas": REPLICA_OPTIONS})],
             ],
         ),
@@ -1183,6 +1189,11 @@ def test_sample_replicas_are_typed_from_the_source_types_and_named_by_the_rule(s
         "_overflow": {},
         "_primary_key": '{"id":"11"}',
     }
+    # Bytes: binary where the format's types say which columns hold them (OMS's BINARY), a
+    # string where they do not (DTS names a TEXT column BLOB too).
+    bytes_columns = samples.tables((listing["shop", "everything"], listing["shop", "things"]), suffix="_replica")
+    assert bytes_columns[listing["shop", "everything"]]["types"]["blob"] == "binary"
+    assert bytes_columns[listing["shop", "things"]]["types"]["photo"] == "string"
 
 
 def test_ticdc_split_key_change_and_commit_order_give_the_replicas(samples: Build) -> None:
@@ -1481,7 +1492,9 @@ def test_custom_landing_root_replicas_hold_every_version_and_the_current_rows(cu
 
 def test_replica_relation_and_replica_changes_give_dbt_show_a_typed_replica_and_net_changes(custom: Build) -> None:
     # The follow-up `dbt show`s: shop.items' replica before the options below applied (its
-    # current row, the price as its decimal(10,2)), then its net changes over every load.
+    # current row, the price as its decimal(10,2)), its net changes over every load, and a
+    # replica's casts of text to bytes.
+    custom.wait()
     lines = custom.output_file.read_text().splitlines()
     preview = [
         [cell.strip() for cell in line.split("|")[1:-1]]
@@ -1493,6 +1506,8 @@ def test_replica_relation_and_replica_changes_give_dbt_show_a_typed_replica_and_
         ["fig", "2.25"],
         ["primary_key", "change_type", "name"],
         ['{"id":"2"}', "INSERT", "fig"],
+        ["latin1", "beyond"],
+        ["41FF", "True"],
     ]
 
 

@@ -220,7 +220,7 @@ class Build:
     def tables(self, names: tuple[str, ...], suffix: str = "") -> dict[str, dict[str, Any]]:
         """Each table's Spark column types and rows, read after dbt is done, from the build's
         schema (its name + `suffix`, such as `_replica`); timestamps as aware UTC datetimes,
-        decimals as their text. A local build's worker reads them in dbt's session; another
+        bytes as bytes, decimals as their text. A local build's worker reads them in dbt's session; another
         target's tables are read from its Spark dir by a new worker."""
         self.wait()
         if self.target == "local":
@@ -236,6 +236,9 @@ class Build:
                 for column in table["timestamps"]:
                     if row[column] is not None:
                         row[column] = EPOCH + timedelta(microseconds=row[column])
+                for column in table["binaries"]:
+                    if row[column] is not None:
+                        row[column] = bytes.fromhex(row[column])
         return tables
 
     def kill(self) -> None:

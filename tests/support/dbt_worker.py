@@ -182,19 +182,22 @@ def _session(spark_dir: str) -> Any:
 
 def _read_tables(spark_dir: str, schema: str, names: list[str]) -> dict[str, Any]:
     """Each table's Spark column types and rows; timestamps as unix microseconds (no time-zone
-    guessing), decimals as their exact text."""
+    guessing), bytes as hex (JSON has no bytes), decimals as their exact text."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import TimestampType
+    from pyspark.sql.types import BinaryType, TimestampType
 
     spark = _session(spark_dir)
     tables = {}
     for name in names:
         source = spark.table(f"{schema}.{name}")
         timestamps = [f.name for f in source.schema.fields if isinstance(f.dataType, TimestampType)]
+        binaries = [f.name for f in source.schema.fields if isinstance(f.dataType, BinaryType)]
         rows = source.select(
             *[
                 F.unix_micros(F.col(f"`{f.name}`")).alias(f.name)
                 if f.name in timestamps
+                else F.hex(F.col(f"`{f.name}`")).alias(f.name)
+                if f.name in binaries
                 else F.col(f"`{f.name.replace('`', '``')}`")
                 for f in source.schema.fields
             ]
@@ -202,6 +205,7 @@ def _read_tables(spark_dir: str, schema: str, names: list[str]) -> dict[str, Any
         tables[name] = {
             "types": {f.name: f.dataType.simpleString() for f in source.schema.fields},
             "timestamps": timestamps,
+            "binaries": binaries,
             "rows": [row.asDict(recursive=True) for row in rows],
         }
     return tables

@@ -98,7 +98,7 @@ BRANCHES: list[tuple[str, str, Any, str | None]] = [
     ("double", "DOUBLE", {"double": 0.1}, "0.1"),
     ("float as double", "FLOAT", {"double": 5.179999828338623}, "5.18"),
     ("boolean", "BOOLEAN", {"boolean": False}, "false"),
-    ("bytes", "BINARY", {"bytes": "\u0000\u00ffA"}, "00FF41"),
+    ("bytes", "BINARY", {"bytes": "\u0000\u00ffA"}, "\u0000\u00ffA"),
     ("string", "STRING", {"string": 'O\'Brien "q" 日本 😀'}, 'O\'Brien "q" 日本 😀'),
     ("StringObject", "STRING", {NS + "StringObject": {"charsetName": "utf8mb4", "value": "Zoë 😀"}}, "Zoë 😀"),
     ("StringObject latin1", "STRING", {NS + "StringObject": {"charsetName": "latin1", "value": "café €"}}, "café €"),

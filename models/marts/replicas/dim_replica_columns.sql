@@ -3,11 +3,16 @@
 -- in the images of every row version (formats that carry no types), whether or not the row is
 -- still there. An observation made before a RENAME COLUMN counts for the name the first rename
 -- after it gave.
+{%- set binary_formats = [] %}
+{%- for format, registry in var('cdc_formats').items() if registry.get('binary') %}
+    {%- do binary_formats.append(format) %}
+{%- endfor %}
 with
 
 observations as (
 
     select
+        source_format,
         database_name,
         table_name,
         column_name,
@@ -20,6 +25,7 @@ observations as (
     union all
 
     select
+        source_format,
         database_name,
         table_name,
         table_column.column_name,
@@ -32,6 +38,7 @@ observations as (
     union all
 
     select
+        null as source_format,
         database_name,
         table_name,
         column_name,
@@ -78,6 +85,7 @@ renames as (
 renamed as (
 
     select
+        source_format,
         database_name,
         table_name,
         observed_name,
@@ -88,6 +96,7 @@ renamed as (
         max(observed_at) as last_observed_at
     from (
         select
+            observations.source_format,
             observations.database_name,
             observations.table_name,
             observations.column_name as observed_name,
@@ -112,7 +121,7 @@ renamed as (
                 and observations.column_name = renames.previous_name
         where observations.table_name is not null and observations.column_name is not null
     ) as named
-    group by database_name, table_name, observed_name, source_type, ordinal_position, column_name
+    group by source_format, database_name, table_name, observed_name, source_type, ordinal_position, column_name
 
 ),
 
@@ -141,7 +150,12 @@ replica_columns as (
         renamed.database_name,
         renamed.table_name,
         renamed.column_name,
-        {{ common_spark_type('spark_types.spark_type') }} as spark_type,
+        -- Bytes are binary where the format says which columns hold bytes and stages them
+        -- as their ISO-8859-1 text (its `binary` flag in var('cdc_formats')).
+        {{ common_spark_type(
+            "if(spark_types.spark_type = 'binary' and renamed.source_format not in "
+            ~ sql_list(binary_formats) ~ ", 'string', spark_types.spark_type)"
+        ) }} as spark_type,
         -- The latest; of observations at the same time (two formats of one change), the greatest.
         max_by(renamed.source_type, struct(renamed.last_observed_at, renamed.source_type)) filter (
             where renamed.last_observed_at is not null

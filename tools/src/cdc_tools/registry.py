@@ -15,13 +15,15 @@ class Format:
     """A registry entry: `ddl`, the format carries schema changes; `lines`, the glob of the files
     holding its messages a line each (all files when None); `containers`, the glob of its binary
     Avro object container files (None for a text-only format); `identity`, how a change is told
-    from a redelivered copy (`position`, `content` or `text`)."""
+    from a redelivered copy (`position`, `content` or `text`); `binary`, its types say which
+    columns hold bytes and it stages them as their ISO-8859-1 text."""
 
     name: str
     ddl: bool
     lines: str | None = None
     containers: str | None = None
     identity: str = "text"
+    binary: bool = False
 
 
 def project_formats(project_dir: Path) -> dict[str, Format]:
