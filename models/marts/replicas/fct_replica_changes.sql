@@ -5,8 +5,8 @@
 -- load is the changes with one `loaded_at`. After a load, a row is what its latest change in
 -- the source's order (`row_change_order`) among those loaded so far made it: a late change
 -- older than that one changes nothing. TRUNCATE and DROP end every row of their table.
--- A load's rows never change once it is loaded, so an incremental run appends the loads newer
--- than this model's newest, computed from the history of the rows they touch only.
+-- A load's rows are written once: an incremental run appends the loads newer than this model's
+-- newest, computed from the history of the rows they touch only (docs/replicas.md).
 {%- set new_load = loaded_after_this() %}
 with
 
