@@ -100,11 +100,11 @@ events as (
         {{ row_change_order() }}
     from (
         select
-            touched_rows.primary_key,
+            keys.primary_key,
             resets.*
-        from touched_rows
+        from {{ 'touched_rows' if incremental_run() else 'row_keys' }} as keys
         inner join resets
-            on touched_rows.database_name = resets.database_name and touched_rows.table_name = resets.table_name
+            on keys.database_name = resets.database_name and keys.table_name = resets.table_name
     ) as row_resets
 
 ),
