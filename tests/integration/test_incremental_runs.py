@@ -12,8 +12,7 @@ pieces land in different runs is rejected as incomplete_shards (docs/incremental
    part 2 and before the facts hold it: a crash between models;
 3. `dbt run`: catches up the killed run;
 4. part 3, plus a copy of a part-1 file under another name (an exact redelivery), `dbt build`;
-5. `dbt run` with no new data, then fct_replica_changes alone rebuilt from the facts
-   (`--full-refresh`: its loads are the facts' own);
+5. `dbt run` with no new data;
 6. `dbt run --full-refresh` over everything.
 
 Step 4 is a whole build, so the data tests (reconciliation included) run on incremental state;
@@ -75,8 +74,6 @@ class Runs:
     loaded_at_files: dict[str, list[tuple[Any, Any] | None]]
     change_feed: list[dict[str, Any]]  # fct_row_changes' Delta change data feed after step 5
     full_refresh_replicas: dict[str, list[dict[str, Any]]]
-    # fct_replica_changes rebuilt from the facts after step 5.
-    rebuilt_replica_changes: list[dict[str, Any]]
 
 
 def _land(files: list[Path], source: Path, landing: Path) -> list[Path]:
@@ -202,8 +199,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             f"select _change_type, change_id from table_changes('{SCHEMA}.fct_row_changes', 0)"
         )
         loaded_at_files = _loaded_at_file_stats(workers[0].spark_dir / "warehouse" / f"{SCHEMA}.db")
-        rebuilt = run(["run", "--select", "fct_replica_changes", "--full-refresh"])
-        rebuilt_replica_changes = rebuilt.tables(("fct_replica_changes",))["fct_replica_changes"]["rows"]
         full_refresh_build = run(["run", "--full-refresh"])
         yield Runs(
             landing,
@@ -218,7 +213,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             loaded_at_files,
             change_feed,
             _replicas(full_refresh_build),
-            rebuilt_replica_changes,
         )
     finally:
         for worker in workers:
@@ -301,14 +295,6 @@ def test_each_load_s_net_changes_chain_into_the_current_rows(runs: Runs) -> None
     }
     last = {key: rows[-1]["after_image"] for key, rows in changes.items() if rows[-1]["after_image"] is not None}
     assert last == current
-
-
-def test_each_run_appends_the_net_changes_a_rebuild_gives_its_loads(runs: Runs) -> None:
-    """An incremental run adds its loads' net changes, from the history of the rows they touch
-    only: the same rows as fct_replica_changes rebuilt over the same loads (they may differ
-    where a late change precedes a partial image: docs/replicas.md)."""
-    assert len({row["loaded_at"] for row in runs.rebuilt_replica_changes}) >= 3
-    assert _rows(runs.rerun["fct_replica_changes"]) == _rows(runs.rebuilt_replica_changes)
 
 
 @pytest.mark.parametrize("mart", MARTS)

@@ -1,13 +1,8 @@
-{{ config(materialized='incremental') }}
-
 -- The net change each load made to each source row, as Delta's change data feed gives a table's
 -- changes between versions: the row as the loads before left it, and as this load leaves it. A
 -- load is the changes with one `loaded_at`. After a load, a row is what its latest change in
 -- the source's order (`row_change_order`) among those loaded so far made it: a late change
 -- older than that one changes nothing. TRUNCATE and DROP end every row of their table.
--- A load's rows are written once: an incremental run appends the loads newer than this model's
--- newest, computed from the history of the rows they touch only (docs/replicas.md).
-{%- set new_load = loaded_after_this() %}
 with
 
 row_events as (
@@ -33,51 +28,7 @@ row_keys as (
 
 ),
 
-new_resets as (
-
-    select *
-    from resets
-    where {{ new_load }}
-
-),
-
--- The rows the new loads touch: with new events, or in a table a new TRUNCATE or DROP ended.
-touched_rows as (
-
-    select
-        database_name,
-        table_name,
-        primary_key
-    from row_events
-    where {{ new_load }}
-
-    union
-
-    select
-        row_keys.database_name,
-        row_keys.table_name,
-        row_keys.primary_key
-    from row_keys
-    inner join new_resets
-        on row_keys.database_name = new_resets.database_name and row_keys.table_name = new_resets.table_name
-
-),
-
-touched_row_events as (
-
-    select *
-    from row_events
-    {%- if incremental_run() %}
-    left semi join touched_rows
-        on
-            row_events.database_name = touched_rows.database_name
-            and row_events.table_name = touched_rows.table_name
-            and row_events.primary_key = touched_rows.primary_key
-    {%- endif %}
-
-),
-
--- Each touched row's events, and its table's resets, with the columns `row_change_order` sorts by.
+-- Each row's events, and its table's resets, with the columns `row_change_order` sorts by.
 events as (
 
     select
@@ -87,7 +38,7 @@ events as (
         ends_row,
         loaded_at,
         {{ row_change_order() }}
-    from ({{ ordered_changes('touched_row_events') }}) as ordered
+    from ({{ ordered_changes('row_events') }}) as ordered
 
     union all
 
@@ -100,11 +51,11 @@ events as (
         {{ row_change_order() }}
     from (
         select
-            keys.primary_key,
+            row_keys.primary_key,
             resets.*
-        from {{ 'touched_rows' if incremental_run() else 'row_keys' }} as keys
+        from row_keys
         inner join resets
-            on keys.database_name = resets.database_name and keys.table_name = resets.table_name
+            on row_keys.database_name = resets.database_name and row_keys.table_name = resets.table_name
     ) as row_resets
 
 ),
@@ -141,14 +92,6 @@ loads as (
         ) as state_after
     from load_events
 
-),
-
-new_loads as (
-
-    select *
-    from loads
-    where {{ new_load }}
-
 )
 
 select
@@ -165,7 +108,7 @@ select
     after_version.row_image as after_image,
     loads.state_before.change_id as before_change_id,
     loads.state_after.change_id as after_change_id
-from new_loads as loads
+from loads
 left join {{ ref('dim_row_versions') }} as before_version
     on
         loads.database_name = before_version.database_name
