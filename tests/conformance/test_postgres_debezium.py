@@ -1,6 +1,7 @@
 """Debezium's PostgreSQL connector on a real PostgreSQL (a throwaway cluster): after a workload
 of inserts, multi-row updates and deletes in a transaction, a key change, a row inserted,
-deleted and inserted again, TRUNCATE, schema changes and edge values of common types, with the
+deleted and inserted again, a TOASTed value an update leaves unchanged (sent as Debezium's
+placeholder), TRUNCATE, schema changes and edge values of common types, with the
 producer crashing midway and sending its last batch again, every typed replica equals its
 source table read with SELECT, one fact stands for each change, and nothing real is rejected."""
 

@@ -37,7 +37,7 @@ def differences(table: dict[str, Any], key: str, copies: dict[str, dict[str, Any
     """(key, column, source text, copy) of each value of `table` (types and rows, as the corpus
     holds them) that `copies` (the project's rows by key text) does not hold exactly."""
     return [
-        (row[key], column, text, copies[row[key]][column])
+        (row[key], column, text, copies[row[key]].get(column))
         for row in table["rows"]
         for column, text in row.items()
         if not same_value(text, table["types"][column], copies[row[key]].get(column))

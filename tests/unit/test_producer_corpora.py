@@ -51,8 +51,9 @@ def test_debezium_postgres_corpus_stages_every_value_exactly(spark: SparkSession
             rows[table].clear()
         elif message["disposition"] == "row_change" and message["after_image"] is None:
             del rows[table][message["before_image"][keys[table]]]
-        elif message["disposition"] == "row_change":
-            rows[table][message["after_image"][keys[table]]] = message["after_image"]
+        elif message["disposition"] == "row_change":  # a column left out (TOAST) keeps its value
+            key = message["after_image"][keys[table]]
+            rows[table][key] = {**rows[table].get(key, {}), **message["after_image"]}
     for table, key in keys.items():
         assert sorted(rows[table]) == sorted(row[key] for row in source["tables"][table]["rows"]), table
         assert differences(source["tables"][table], key, rows[table]) == [], table

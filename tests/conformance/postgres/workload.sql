@@ -12,7 +12,13 @@ delete from customers where id = 3;
 insert into orders values (10, 1, 12345678901234567890.0123456789, '2024-01-01 00:00:00.123');
 commit;
 
+-- A body of 12,800 characters: stored out of line.
+insert into documents select 1, 'draft', string_agg(md5(i::text), '') from generate_series(1, 400) as i;
+
 insert into workload_pause values (1);
+
+-- The body left unchanged: Debezium sends its placeholder, and the replica keeps the body.
+update documents set title = 'final' where id = 1;
 
 -- A key change: the connector sends a delete of the old key and a create of the new one.
 update customers set id = 20 where id = 2;
