@@ -97,14 +97,15 @@ def test_every_replica_equals_its_source_table(
 
 # The Spark type of a replica column, by its Postgres type (format_type's name).
 SPARK_TYPES = {
-    r"integer": "int",
-    r"bigint": "bigint",
+    r"integer|smallint": "int",
+    r"bigint|interval": "bigint",
     r"numeric\((\d+),(\d+)\)": r"decimal(\1,\2)",
-    r"double precision": "double",
+    r"double precision|real": "double",
     r"boolean": "boolean",
     r"date": "date",
     r"timestamp.*": "timestamp",
-    r"text|character varying.*|jsonb|uuid": "string",
+    # numeric without a scale: each value has its own. An interval: Debezium's microseconds.
+    r"text\[\]|text|character.*|jsonb|uuid|numeric|time\(\d\) without time zone|inet": "string",
     r"bytea": "binary",
 }
 

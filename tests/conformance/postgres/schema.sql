@@ -32,6 +32,19 @@ create table documents (
 );
 alter table documents alter column body set storage external;
 
+-- Types beyond the common ones, each with an edge value.
+create table kinds (
+    id integer primary key,
+    small smallint,
+    single real,
+    exact numeric,
+    clock time(3),
+    code char(4),
+    tags text[],
+    address inet,
+    span interval
+);
+
 -- Written midway: the producer crashes when its change arrives and starts again, sending that
 -- last batch again (at-least-once). Written last: once its change arrives, all before it has.
 create table workload_pause (id integer primary key);

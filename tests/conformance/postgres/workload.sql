@@ -12,6 +12,11 @@ delete from customers where id = 3;
 insert into orders values (10, 1, 12345678901234567890.0123456789, '2024-01-01 00:00:00.123');
 commit;
 
+insert into kinds values
+    (1, -32768, 3.4028235e38, 12345678901234567890.000000000000000001, '23:59:59.999', 'ab', '{"a b", "c,d", null}',
+     '192.168.0.1/24', '1 year 2 mons 3 days 04:05:06.789'),
+    (2, null, -1.5, -0.5, '00:00:00', null, '{}', '::1', '-1 days');
+
 -- A body of 12,800 characters: stored out of line.
 insert into documents select 1, 'draft', string_agg(md5(i::text), '') from generate_series(1, 400) as i;
 
