@@ -220,8 +220,8 @@ class Build:
     def tables(self, names: tuple[str, ...], suffix: str = "") -> dict[str, dict[str, Any]]:
         """Each table's Spark column types and rows, read after dbt is done, from the build's
         schema (its name + `suffix`, such as `_replica`); timestamps as aware UTC datetimes,
-        bytes as bytes, decimals as their text. A local build's worker reads them in dbt's session; another
-        target's tables are read from its Spark dir by a new worker."""
+        bytes as bytes, decimals as their text. A local build's worker reads them in dbt's
+        session; another target's tables are read from its Spark dir by a new worker."""
         self.wait()
         if self.target == "local":
             tables = self._worker.tables(self.schema + suffix, names)
