@@ -82,15 +82,19 @@
 
 {#- Debezium `op` codes by what they carry: c create, u update, d delete, r snapshot read and
     002's i insert are row changes; t truncate and 002's a alter are schema changes, as is a
-    schema change topic event, which has no `op` at all but a statement or `tableChanges`;
-    Postgres's m (a logical decoding message, pg_logical_emit_message) changes no table. -#}
+    schema change topic event, which has no `op` at all but a statement or `tableChanges`, unless
+    it names no database and no table: a statement of the server's own (the MySQL and MariaDB connectors send
+    their snapshot's `SET character_set_server=...` so) changes no table, as Postgres's m (a
+    logical decoding message, pg_logical_emit_message) does not. -#}
 {% macro debezium_json_event_kind(payload) -%}
     case
         when {{ payload }}.op in ('c', 'r', 'i', 'u', 'd') then 'row_change'
         when {{ payload }}.op in ('t', 'a') then 'schema_change'
         when {{ payload }}.op = 'm' then 'control'
-        when {{ payload }}.op is null and ({{ payload }}.ddl is not null or {{ payload }}.tableChanges is not null)
-            then 'schema_change'
+        when {{ payload }}.op is not null or ({{ payload }}.ddl is null and {{ payload }}.tableChanges is null) then null
+        when coalesce(nullif({{ payload }}.databaseName, ''), nullif({{ payload }}.source.db, ''), nullif({{ payload }}.source.table, ''))
+            is null then 'control'
+        else 'schema_change'
     end
 {%- endmacro %}
 

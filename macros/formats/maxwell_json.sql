@@ -17,7 +17,7 @@
         `old`: {{ json_image_type() }},
         `sql`: string,
         `def`: struct<
-            `columns`: array<struct<`name`: string, `type`: string, `precision`: int, `scale`: int>>,
+            `columns`: array<struct<`name`: string, `type`: string, `signed`: boolean, `precision`: int, `scale`: int>>,
             `primary-key`: array<string>
         >,
         `_corrupt_record`: string
@@ -80,7 +80,8 @@
 
 {#- A DDL's `def` as the shared `tableChanges` entry (002), so that its key and columns serve as
     every format's do: the type the operation says, the columns in order with Maxwell's type
-    name, and the `primary-key`. NULL without a `def` (a drop, database DDL). -#}
+    name (`unsigned` when not `signed`), and the `primary-key`. NULL without a `def` (a drop,
+    database DDL). -#}
 {% macro maxwell_json_table_change(definition, operation) -%}
     if(
         {{ definition }} is null,
@@ -95,7 +96,8 @@
                         'position', position + 1,
                         'jdbcType', cast(null as int),
                         'typeName', upper(table_column.type),
-                        'typeExpression', table_column.type,
+                        -- An unsigned integer's type says so (`signed` false), as the DDL does.
+                        'typeExpression', concat(table_column.type, if(table_column.signed = false, ' unsigned', '')),
                         'length', table_column.precision,
                         'scale', table_column.scale
                     )
