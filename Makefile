@@ -11,22 +11,25 @@ SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarr
 VENVDBX := .venv-databricks
 INSTALLEDDBX := $(VENVDBX)/.installed
 
-# The JVM jars Spark loads (Delta Lake), one folder per Spark line, fetched by Maven once: a
-# build never downloads. Maven's repository is ~/.m2, as usual. Each folder is made anew when
-# the pom changes.
+# The JVM jars Spark loads (Delta Lake), one folder per Spark line, and the real producers' (the
+# conformance tests'), one folder per producer, fetched by Maven once: a build never downloads.
+# Maven's repository is ~/.m2, as usual. Each folder is made anew when its pom changes.
 JARS := jvm/jars/spark-4.0/.fetched
 JARS35 := jvm/jars/spark-3.5/.fetched
+PRODUCER_JARS := jvm/jars/debezium-mariadb/.fetched jvm/jars/maxwell/.fetched
 
 .PHONY: setup browser databases run demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks \
 	test-conformance lint format docs \
 	bench thrift-up thrift-down sql clean
 
-setup: $(INSTALLED) $(JARS)
+setup: $(INSTALLED) $(JARS) $(PRODUCER_JARS)
 
-jvm/jars/%/.fetched: jvm/pom.xml
-	@command -v mvn >/dev/null || { echo "Maven is required (it fetches the Delta Lake jars)." >&2; exit 1; }
+$(JARS) $(JARS35): jvm/jars/%/.fetched: jvm/pom.xml
+$(PRODUCER_JARS): jvm/jars/%/.fetched: jvm/producers/pom.xml
+$(JARS) $(JARS35) $(PRODUCER_JARS):
+	@command -v mvn >/dev/null || { echo "Maven is required (it fetches the JVM jars)." >&2; exit 1; }
 	rm -rf $(@D)
-	mvn --quiet --batch-mode -Dstyle.color=never --file jvm/pom.xml --activate-profiles $* dependency:copy-dependencies
+	mvn --quiet --batch-mode -Dstyle.color=never --file $< --activate-profiles $* dependency:copy-dependencies
 	touch $@
 
 # The distributions this repository holds: the project's Python package (cdc-lakehouse, what its
@@ -167,12 +170,14 @@ test-databricks: $(INSTALLEDDBX)
 test-conformance: setup databases
 	$(BIN)/pytest tests/conformance
 
-# Debian's PostgreSQL server for the conformance tests, installed when missing (as `browser`).
+# Debian's PostgreSQL and MariaDB servers for the conformance tests, installed when missing (as
+# `browser`).
 databases:
-	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	@ls /usr/lib/postgresql/*/bin/initdb /usr/sbin/mariadbd >/dev/null 2>&1 || { \
 		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update -qq && \
-		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql; }
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			postgresql mariadb-server mariadb-client; }
 
 # The docs site test drives Debian's Chromium through its ChromeDriver; installed when missing
 # (CI runs as root on a fresh Debian machine; elsewhere through sudo).

@@ -8,16 +8,14 @@ source table read with SELECT, one fact stands for each change, and nothing real
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cdc_tools.producers.capture import DATABASE, debezium_on_postgres, source_tables
-from support.dbt_harness import DATA_BUILD, Build, profiles_dir
-from support.dbt_worker import DbtWorker
+from cdc_tools.producers.capture import DATABASE, capture
+from support.conformance import STEPS, build_steps
 from support.source_values import differences
 
 WORKLOAD = Path(__file__).parent / "postgres"
@@ -28,45 +26,23 @@ def captured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
     """The files the connector sent (before its crash, after), the source tables at the crash
     and after the workload, and the workload's command tags."""
     root = tmp_path_factory.mktemp("postgres_debezium")
-    with debezium_on_postgres(WORKLOAD, root, root) as capture:
+    with capture(WORKLOAD, root, root / "work") as captured:
         yield {
-            "files": [root / "postgres-1.jsonl", root / "postgres-2.jsonl"],
-            "tables": {"midpoint": capture.tables_at_pause, "end": source_tables(capture.server)},
-            "tags": capture.tags,
+            "files": sorted((root / "debezium_postgres").glob("*.jsonl")),
+            "tables": {"midpoint": captured.tables_at_pause, "end": captured.tables()},
+            "tags": captured.tags,
         }
 
 
 @pytest.fixture(scope="module")
-def built(captured: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict[str, Any]]]:
-    """The marts and replicas of a build of the first file (the midpoint), then of an
-    incremental build once the second has landed (the end), on one warehouse."""
-    root = tmp_path_factory.mktemp("postgres_debezium_builds")
-    landing = root / "landing" / "debezium_json"
-    landing.mkdir(parents=True)
+def built(captured: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     # The values name no key: the tables' own.
     keys = {f"{DATABASE}.public.{table}": source["key"] for table, source in captured["tables"]["end"].items()}
-    profiles = profiles_dir(root)
-    worker = DbtWorker(root / "spark")
-    results = {}
-    try:
-        for step, file in zip(("midpoint", "end"), captured["files"], strict=True):
-            shutil.copy(file, landing)
-            build = Build(
-                step, root / step, DATA_BUILD, landing.parent, dbt_vars={"cdc_primary_keys": keys}, worker=worker
-            )
-            build.start(profiles)
-            listed = {row["table_name"]: row["replica_name"] for row in build.marts()["dim_replica_tables"]}
-            replicas = build.tables(tuple(listed.values()), suffix="_replica")
-            results[step] = {
-                "marts": build.marts(),
-                "replicas": {table: replicas[name] for table, name in listed.items()},
-            }
-        yield results
-    finally:
-        worker.close()
+    root = tmp_path_factory.mktemp("postgres_debezium_builds")
+    return build_steps(root, {"debezium_postgres": ("debezium_json", captured["files"])}, keys)["debezium_postgres"]
 
 
-@pytest.mark.parametrize("step", ["midpoint", "end"])
+@pytest.mark.parametrize("step", STEPS)
 def test_nothing_real_is_rejected(built: dict[str, dict[str, Any]], step: str) -> None:
     assert built[step]["marts"]["fct_rejected_messages"] == []
 
@@ -81,7 +57,7 @@ def test_every_real_change_is_one_fact(captured: dict[str, Any], built: dict[str
     assert [(row["table_name"], row["ddl_kind"]) for row in marts["fct_schema_changes"]] == [("orders", "TRUNCATE")]
 
 
-@pytest.mark.parametrize("step", ["midpoint", "end"])
+@pytest.mark.parametrize("step", STEPS)
 def test_every_replica_equals_its_source_table(
     captured: dict[str, Any], built: dict[str, dict[str, Any]], step: str
 ) -> None:

@@ -24,8 +24,14 @@ REPO = Path(__file__).resolve().parents[2]
 DBT = Path(sys.executable).with_name("dbt")
 SCHEMAS = ("cdc", "cdc_landing")
 # The SQL models the unit tests run (the Avro formats' staging: their decoding is SQL; Debezium's
-# for its geometries, read with Python).
-MODELS = ["stg_dts_avro__messages", "base_oms_avro__records", "stg_oms_avro__messages", "stg_debezium_json__messages"]
+# for its geometries, read with Python; Debezium's and Maxwell's for the producers' corpora).
+MODELS = [
+    "stg_dts_avro__messages",
+    "base_oms_avro__records",
+    "stg_oms_avro__messages",
+    "stg_debezium_json__messages",
+    "stg_maxwell_json__messages",
+]
 LANDING = "file_path string, line_number int, payload string, landed_at timestamp"
 _RELATION = re.compile(r"\b(" + "|".join(SCHEMAS) + r")\.(\w+)\b")
 

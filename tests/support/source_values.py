@@ -1,5 +1,6 @@
-"""A source database's value (psql's text of it, with its column's type) against what the
-project made of it: a replica's typed value or a row image's text."""
+"""A source database's value (its client's text of it, with its column's type as Postgres or
+MariaDB names it) against what the project made of it: a replica's typed value or a row
+image's text."""
 
 from __future__ import annotations
 
@@ -37,20 +38,42 @@ def _interval_micros(text: str) -> int:
     return round(seconds * 1_000_000)
 
 
+def _time_micros(text: str) -> int:
+    """A MariaDB time (`-838:59:58.500000`, hours past a day allowed) in microseconds."""
+    sign, hours, minutes, seconds = re.fullmatch(r"(-?)(\d+):(\d+):(\d+(?:\.\d*)?)", text).groups()
+    return (-1 if sign else 1) * round((int(hours) * 3600 + int(minutes) * 60 + float(seconds)) * 1_000_000)
+
+
+def _wkt(text: str) -> str:
+    """A geometry's WKT as MariaDB's ST_AsText spells it, with its SRID (the extended form the
+    project gives): `POINT (1 2)` and `SRID=0;POINT(1 2)` are one value."""
+    text = re.sub(r"\s+\(", "(", text)
+    return text if text.startswith("SRID=") else f"SRID=0;{text}"
+
+
 def same_value(text: str | None, source_type: str, value: Any) -> bool:
     """Whether `value` holds the source's `text` exactly, by the source column's type (as
-    Postgres's format_type names it)."""
+    Postgres's format_type or MariaDB's column_type names it)."""
     if text is None or value is None:
         return text is None and value is None
-    if source_type == "bytea":  # psql gives `\x<hex>`; the project, bytes or their ISO-8859-1 text
-        return bytes.fromhex(text[2:]) == (value if isinstance(value, bytes) else value.encode("latin-1"))
-    if source_type.startswith("numeric"):  # with the column's scale: `11.50`, not `11.5`
+    if re.fullmatch(r"bytea|(var)?binary\(\d+\)|(tiny|medium|long)?blob", source_type):
+        # psql gives `\x<hex>`, the MariaDB test hex; the project, bytes or their ISO-8859-1 text
+        return bytes.fromhex(text.removeprefix("\\x")) == (
+            value if isinstance(value, bytes) else value.encode("latin-1")
+        )
+    if source_type.startswith(("numeric", "decimal")):  # with the column's scale: `11.50`, not `11.5`
         return text == str(value)
-    if source_type in ("double precision", "real"):
+    if re.fullmatch(r"(tiny|small|medium|big)?int\(\d+\)( unsigned)?|year\(4\)", source_type):
+        return int(text) == int(value)
+    if source_type in ("double precision", "real", "double", "float"):
         return float(text) == float(value)
+    if source_type in ("point", "linestring", "polygon", "geometry"):
+        return _wkt(text) == _wkt(str(value))
+    if re.fullmatch(r"time\(\d\)", source_type):
+        return _time_micros(text) == _time_micros(str(value))
     if source_type == "boolean":
         return {"t": True, "f": False}[text] == (value if isinstance(value, bool) else value == "true")
-    if source_type.startswith("timestamp"):  # psql's session time zone is UTC
+    if source_type.startswith(("timestamp", "datetime")):  # the sessions' time zone is UTC
         return _as_time(text) == _as_time(value)
     if source_type in ("json", "jsonb"):
         return json.loads(text) == json.loads(value)

