@@ -8,6 +8,7 @@ change, and nothing real is rejected."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,3 +100,40 @@ def test_a_renamed_table_keeps_its_rows(
     source = captured["tables"]["end"][RENAMED]
     replica = builds[producer]["end"]["replicas"][RENAMED]
     assert sorted(str(row["order_id"]) for row in replica["rows"]) == sorted(row["order_id"] for row in source["rows"])
+
+
+# The Spark type of a replica column, by its MariaDB type (information_schema's column_type): the
+# first pattern that matches.
+SPARK_TYPES = {
+    r"(tiny|small|medium)?int\(\d+\)|year\(4\)": "int",
+    r"bigint\(\d+\)": "bigint",
+    r"bigint\(\d+\) unsigned": "decimal(20,0)",
+    r"decimal\((\d|[12]\d|3[0-8]),(\d+)\)": r"decimal(\1,\2)",
+    r"double|float": "double",
+    r"date": "date",
+    r"datetime\(\d\)|timestamp\(\d\)": "timestamp",
+    r"blob|binary\(\d+\)": "binary",
+    # Past Spark's 38 digits; a time past a day; bits as their number; geometry as extended WKT.
+    r"decimal\(\d+,\d+\)|time\(\d\)|bit\(\d+\)|point": "string",
+    r"varchar\(\d+\)|text|longtext|enum\(.*\)|set\(.*\)": "string",
+}
+# Where a producer's messages type a column otherwise (before the patterns above): Maxwell's
+# `def` gives a decimal no precision, and its bytes are base64 text.
+PRODUCER_SPARK_TYPES = {
+    "debezium_mariadb": {},
+    "maxwell_mariadb": {r"decimal\(\d+,\d+\)": "string", r"blob|binary\(\d+\)": "string"},
+}
+
+
+@pytest.mark.parametrize("producer", NAMES)
+def test_every_replica_column_has_its_source_types_spark_type(
+    captured: dict[str, Any], builds: dict[str, dict[str, Any]], producer: str
+) -> None:
+    replicas = builds[producer]["end"]["replicas"]
+    patterns = [*PRODUCER_SPARK_TYPES[producer].items(), *SPARK_TYPES.items()]
+    for table, source in captured["tables"]["end"].items():
+        if table == RENAMED:
+            continue
+        for column, source_type in source["types"].items():
+            expected = next(re.sub(p, spark, source_type) for p, spark in patterns if re.fullmatch(p, source_type))
+            assert replicas[table]["types"][column] == expected, (table, column, source_type)

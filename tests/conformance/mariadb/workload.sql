@@ -57,6 +57,18 @@ commit;
 
 insert into workload_pause values (1);
 
+-- Two sessions, first thing after the restart: this one locks customer 1; the other, a second
+-- later, updates it and waits for the lock; this one updates it too and commits first. The log
+-- holds this session's update first and the other's last, though the other's statement started
+-- first: the replica ends with the other's note, as the source does.
+-- another session: do sleep(1);
+-- another session: update customers set note = 'the other session' where id = 1;
+begin;
+select id from customers where id = 1 for update;
+do sleep(3);
+update customers set note = 'this session' where id = 1;
+commit;
+
 -- A key change, then the same row inserted, deleted and inserted again within a second.
 update customers set id = 20 where id = 2;
 insert into customers (id, name) values (5, 'eve');

@@ -22,6 +22,18 @@ insert into documents select 1, 'draft', string_agg(md5(i::text), '') from gener
 
 insert into workload_pause values (1);
 
+-- Two sessions, first thing after the restart: this one locks customer 1; the other, a second
+-- later, updates it and waits for the lock; this one updates it too and commits first. The log
+-- holds this session's update first and the other's last, though the other's statement started
+-- first: the replica ends with the other's name, as the source does.
+-- another session: select pg_sleep(1);
+-- another session: update customers set name = 'the other session' where id = 1;
+begin;
+select id from customers where id = 1 for update;
+select pg_sleep(3);
+update customers set name = 'this session' where id = 1;
+commit;
+
 -- The body left unchanged: Debezium sends its placeholder, and the replica keeps the body.
 update documents set title = 'final' where id = 1;
 

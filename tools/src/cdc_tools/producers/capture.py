@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from cdc_tools.producers.postgres import Postgres
 DATABASE = "shop"
 PAUSE_TABLE = "workload_pause"  # where the producers crash and are started again
 END_TABLE = "workload_end"  # the workload's last write: once it arrives, all before it has
+ANOTHER_SESSION = "-- another session: "
 TIMEOUT_S = 180
 JARS = Path("jvm/jars")  # what `make setup` fetched, from the repository's folder
 
@@ -63,16 +65,26 @@ def _start(producer: Producer, port: int, landing: Path, work: Path, until_table
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
 
 
+def _other_session(sql: str) -> str:
+    """The statements of the workload's other session (its lines `-- another session: ...`,
+    comments to this one), run at the same time as the workload: they wait on its locks."""
+    return "\n".join(
+        line.removeprefix(ANOTHER_SESSION) for line in sql.splitlines() if line.startswith(ANOTHER_SESSION)
+    )
+
+
 def _run_while_streaming(server: Postgres | MariaDB, producers: list[subprocess.Popen], sql: str) -> list[str]:
-    """Runs `sql` once every producer streams, and waits for them to end (at their until-table's
-    change); gives the statements' results."""
+    """Runs `sql` (and, at once, its other session's) once every producer streams, and waits for
+    them to end (at their until-table's change); gives the statements' results."""
     try:
         deadline = time.monotonic() + TIMEOUT_S
         while server.readers(DATABASE) < len(producers):
             if any(producer.poll() is not None for producer in producers) or time.monotonic() > deadline:
                 raise RuntimeError("a producer did not start streaming (its log is in its state folder)")
             time.sleep(0.5)
-        tags = server.execute(sql, DATABASE)
+        with ThreadPoolExecutor() as sessions:
+            other = sessions.submit(server.execute, _other_session(sql), DATABASE)
+            tags = server.execute(sql, DATABASE) + other.result()
         if any(producer.wait(timeout=TIMEOUT_S) != 0 for producer in producers):
             raise RuntimeError("a producer failed (its log is in its state folder)")
         return tags

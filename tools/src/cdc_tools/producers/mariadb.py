@@ -30,8 +30,9 @@ SERVER_SETTINGS = {
     "user": "root",
 }
 START_TIMEOUT_S = 60
-# Each statement the client echoes (`-vvv`) and the rows it changed.
-STATEMENT_RESULT = re.compile(r"^-{14}\n(\w+).*?\n-{14}\n\nQuery OK, (\d+) rows? affected", re.M | re.S)
+# Each statement the client echoes (`-vvv`) between lines of dashes, and the rows it changed (a
+# query's result set has no `Query OK`).
+STATEMENT_RESULT = re.compile(r"^-{14}\n(\w+)(?:(?!\n-{14}\n).)*\n-{14}\n\nQuery OK, (\d+) rows? affected", re.M | re.S)
 # A column's value as text, by its data type: bytes as hex, bits as their number, geometry as
 # extended WKT (with its SRID).
 TEXT_OF = {

@@ -4,8 +4,8 @@ written one value per line as a sink lands them.
 
 Run as its own process (`python -m cdc_tools.producers.maxwell ...`), like the Debezium one: it
 stops after the first change to the `--until-table` table, or with `--crash` kills the daemon
-there, before it stores its position (it starts again from the position it stored last, sending
-what came after it again)."""
+there: it starts again from the position it stored last (it stores one every few seconds),
+sending what came after it again."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -94,8 +95,10 @@ class Postgres:
 
     def execute(self, sql: str, database: str = "postgres") -> list[str]:
         """Runs `sql` (statements, one transaction each unless it says otherwise) with psql; gives
-        each statement's command tag (`INSERT 0 2`, `UPDATE 1`, `BEGIN`, ...)."""
-        return self._psql(sql, database).splitlines()
+        each statement's command tag (`INSERT 0 2`, `UPDATE 1`, `BEGIN`, ...), not a query's rows."""
+        return [
+            line for line in self._psql(sql, database).splitlines() if re.fullmatch(r"[A-Z]+( [A-Z]+)*( \d+)*", line)
+        ]
 
     def rows(self, query: str, database: str = "postgres") -> list[dict[str, str | None]]:
         """The rows of `query` as psql's CSV gives them: text, NULL as None."""
