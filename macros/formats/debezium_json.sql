@@ -83,9 +83,9 @@
 {#- Debezium `op` codes by what they carry: c create, u update, d delete, r snapshot read and
     002's i insert are row changes; t truncate and 002's a alter are schema changes, as is a
     schema change topic event, which has no `op` at all but a statement or `tableChanges`, unless
-    it names no database and no table: a statement of the server's own (the MySQL and MariaDB connectors send
-    their snapshot's `SET character_set_server=...` so) changes no table, as Postgres's m (a
-    logical decoding message, pg_logical_emit_message) does not. -#}
+    it names no database and no table: a statement of the server's own (the MySQL and MariaDB
+    connectors send their snapshot's `SET character_set_server=...` so) changes no table, as
+    Postgres's m (a logical decoding message, pg_logical_emit_message) does not. -#}
 {% macro debezium_json_event_kind(payload) -%}
     case
         when {{ payload }}.op in ('c', 'r', 'i', 'u', 'd') then 'row_change'

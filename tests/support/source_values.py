@@ -9,6 +9,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+from cdc_lakehouse.geometry import GEOMETRY_TYPES
+
 
 def _as_time(value: Any) -> datetime:
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
@@ -67,7 +69,7 @@ def same_value(text: str | None, source_type: str, value: Any) -> bool:
         return int(text) == int(value)
     if source_type in ("double precision", "real", "double", "float"):
         return float(text) == float(value)
-    if source_type in ("point", "linestring", "polygon", "geometry"):
+    if source_type in GEOMETRY_TYPES:
         return _wkt(text) == _wkt(str(value))
     if re.fullmatch(r"time\(\d\)", source_type):
         return _time_micros(text) == _time_micros(str(value))
