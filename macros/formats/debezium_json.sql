@@ -85,7 +85,10 @@
     schema change topic event, which has no `op` at all but a statement or `tableChanges`, unless
     it names no database and no table: a statement of the server's own (the MySQL and MariaDB
     connectors send their snapshot's `SET character_set_server=...` so) changes no table, as
-    Postgres's m (a logical decoding message, pg_logical_emit_message) does not. -#}
+    Postgres's m (a logical decoding message, pg_logical_emit_message) does not. Nor does a
+    table statement sent with no table and an empty `tableChanges`: the connector found its
+    schema history already holds it (after a restart it reads again the statements whose
+    offsets it had not committed, and sends them so; the first delivery is the change). -#}
 {% macro debezium_json_event_kind(payload) -%}
     case
         when {{ payload }}.op in ('c', 'r', 'i', 'u', 'd') then 'row_change'
@@ -94,6 +97,8 @@
         when {{ payload }}.op is not null or ({{ payload }}.ddl is null and {{ payload }}.tableChanges is null) then null
         when coalesce(nullif({{ payload }}.databaseName, ''), nullif({{ payload }}.source.db, ''), nullif({{ payload }}.source.table, ''))
             is null then 'control'
+        when nullif({{ payload }}.source.table, '') is null and {{ payload }}.tableChanges rlike '^\\s*\\[\\s*\\]\\s*$'
+            and {{ ddl_kind_from_sql(payload ~ '.ddl') }} != 'QUERY' then 'control'
         else 'schema_change'
     end
 {%- endmacro %}
