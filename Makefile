@@ -11,22 +11,23 @@ SPARK35_PINS := 'pyspark[connect]~=3.5.9' 'pandas~=2.2.3' 'numpy~=1.26.4' 'pyarr
 VENVDBX := .venv-databricks
 INSTALLEDDBX := $(VENVDBX)/.installed
 
-# The JVM jars Spark loads (Delta Lake), one folder per Spark line, and the real producers' (the
-# conformance tests'), one folder per producer, fetched by Maven once: a build never downloads.
+# The JVM jars Spark loads (Delta Lake, spark-avro, the Kafka source), one folder per Spark line,
+# and the programs the tests run (the real producers, the Kafka broker), one folder per program,
+# fetched by Maven once: a build never downloads.
 # Maven's repository is ~/.m2, as usual. Each folder is made anew when its pom changes.
 JARS := jvm/jars/spark-4.0/.fetched
 JARS35 := jvm/jars/spark-3.5/.fetched
-PRODUCER_JARS := jvm/jars/debezium-mariadb/.fetched jvm/jars/maxwell/.fetched
+PROGRAM_JARS := jvm/jars/debezium-mariadb/.fetched jvm/jars/maxwell/.fetched jvm/jars/kafka/.fetched
 
 .PHONY: setup browser databases run demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks \
 	test-conformance lint format docs \
-	bench thrift-up thrift-down sql clean
+	bench thrift-up thrift-down kafka-up kafka-down sql clean
 
-setup: $(INSTALLED) $(JARS) $(PRODUCER_JARS)
+setup: $(INSTALLED) $(JARS) $(PROGRAM_JARS)
 
 $(JARS) $(JARS35): jvm/jars/%/.fetched: jvm/pom.xml
-$(PRODUCER_JARS): jvm/jars/%/.fetched: jvm/producers/pom.xml
-$(JARS) $(JARS35) $(PRODUCER_JARS):
+$(PROGRAM_JARS): jvm/jars/%/.fetched: jvm/programs/pom.xml
+$(JARS) $(JARS35) $(PROGRAM_JARS):
 	@command -v mvn >/dev/null || { echo "Maven is required (it fetches the JVM jars)." >&2; exit 1; }
 	rm -rf $(@D)
 	mvn --quiet --batch-mode -Dstyle.color=never --file $< --activate-profiles $* dependency:copy-dependencies
@@ -208,9 +209,18 @@ thrift-up: setup
 thrift-down:
 	scripts/thrift_server.sh down
 
+# A single-node Kafka (KRaft) on 127.0.0.1:$(KAFKA_PORT), data in .kafka/, for builds with
+# `--vars '{landing_source: kafka}'` (docs/kafka.md).
+KAFKA_PORT ?= 9092
+kafka-up: setup
+	$(BIN)/python -m cdc_tools.kafka up --data .kafka --port $(KAFKA_PORT)
+
+kafka-down:
+	$(BIN)/python -m cdc_tools.kafka down --data .kafka
+
 # A SQL console on the local warehouse (.spark/): one Spark start, then queries at once.
 sql: setup
 	scripts/spark_sql.sh
 
 clean:
-	rm -rf .spark .thrift target logs jvm/jars $(INSTALLED) $(INSTALLED35) $(INSTALLEDDBX)
+	rm -rf .spark .thrift .kafka target logs jvm/jars $(INSTALLED) $(INSTALLED35) $(INSTALLEDDBX)

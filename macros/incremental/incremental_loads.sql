@@ -43,6 +43,8 @@
     those the loaded ones are left out by a join: the cost follows the new files, not the
     loaded ones, as long as files land in modification-time order. -#}
 {% macro landed_lines_not_loaded(landing, container_records=none) -%}
+    {#- From Kafka, the records land first (base_kafka__reads). -#}
+    {%- if kafka_landing() %}{% do ref('base_kafka__reads') %}{% endif -%}
     {%- set incremental = incremental_run() -%}
     {%- if incremental -%}
         {%- set loaded = 'select distinct file_path from ' ~ this -%}
@@ -72,7 +74,7 @@
         select unix_micros(min(listed.modified_at))
         from (
             {%- for format in formats %}
-            {%- set landing = var('cdc_formats')[format] %}
+            {%- set landing = landing_globs(format) %}
             select path as file_path, modificationTime as modified_at
             from {{ landing_listing_table(landing_source(format, 'landed_lines')) }}
             where {{ glob_matches('path', landing.lines or '*') }} or {{ glob_matches('path', landing.containers) }}

@@ -3,30 +3,38 @@
     `landed_lines`, one row per line of the files its `lines` glob matches (all files when
     absent), and where it lands binary Avro containers, `landed_container_files`, one row per
     file its `containers` glob matches; and the listing of every file in the folder, to account
-    for those not read. Defining them takes the metastore about sixty statements, so a run
-    defines them only when a landing schema lacks one or holds other definitions (another
-    landing root, glob or format; this file changed), and under --full-refresh: the digest of
-    the definitions is a property of each landing schema. `dbt compile --no-introspect` runs no
-    queries, so it compiles without a warehouse; a command without a landing root (`dbt compile`,
-    `dbt docs generate`) defines nothing. -#}
+    for those not read. From Kafka (var('landing_source') `kafka`) the same sources read the
+    records base_kafka__reads lands (kafka_landing). Defining them takes the metastore about
+    sixty statements, so a run defines them only when a landing schema lacks one or holds other
+    definitions (another landing root, glob or format; this file changed), and under
+    --full-refresh: the digest of the definitions is a property of each landing schema. `dbt
+    compile --no-introspect` runs no queries, so it compiles without a warehouse; a command
+    without a landing root (`dbt compile`, `dbt docs generate`) defines nothing. -#}
 {% macro create_landing_tables() %}
-    {%- if execute and flags.INTROSPECT is not false and var('landing_root') -%}
-        {%- set landing_root = absolute_path(var('landing_root')) -%}
-        {%- do check_landing_folders(landing_root) -%}
+    {%- if execute and flags.INTROSPECT is not false and (var('landing_root') or kafka_landing()) -%}
         {%- set tables = {} -%}
-        {%- for format, landing in var('cdc_formats').items() -%}
-            {%- set folder = landing_root ~ '/' ~ format -%}
-            {%- set lines = landing_source(format, 'landed_lines') -%}
-            {%- do tables.update(landing_table_definitions(lines, folder, landing.lines)) -%}
-            {%- do tables.update({
-                landing_listing_table(lines): landing_files_table_sql(landing_listing_table(lines), folder, data_source='binaryFile')
-            }) -%}
-            {%- if landing.containers -%}
-                {%- do tables.update(landing_table_definitions(
-                    landing_source(format, 'landed_container_files'), folder, landing.containers, 'binaryFile'
-                )) -%}
-            {%- endif -%}
-        {%- endfor -%}
+        {%- if kafka_landing() -%}
+            {%- set landing_root = 'Kafka (' ~ var('kafka_bootstrap_servers') ~ ')' -%}
+            {%- for format in var('cdc_formats') -%}
+                {%- do tables.update(kafka_landing_view_definitions(format)) -%}
+            {%- endfor -%}
+        {%- else -%}
+            {%- set landing_root = absolute_path(var('landing_root')) -%}
+            {%- do check_landing_folders(landing_root) -%}
+            {%- for format, landing in var('cdc_formats').items() -%}
+                {%- set folder = landing_root ~ '/' ~ format -%}
+                {%- set lines = landing_source(format, 'landed_lines') -%}
+                {%- do tables.update(landing_table_definitions(lines, folder, landing.lines)) -%}
+                {%- do tables.update({
+                    landing_listing_table(lines): landing_files_table_sql(landing_listing_table(lines), folder, data_source='binaryFile')
+                }) -%}
+                {%- if landing.containers -%}
+                    {%- do tables.update(landing_table_definitions(
+                        landing_source(format, 'landed_container_files'), folder, landing.containers, 'binaryFile'
+                    )) -%}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endif -%}
         {%- set digest = local_md5(tables.values() | join(';')) -%}
         {%- set schemas = [] -%}
         {%- for name in tables if name.split('.')[0] not in schemas -%}
@@ -34,17 +42,33 @@
             {%- do run_query('create schema if not exists ' ~ schemas[-1]) -%}
         {%- endfor -%}
         {%- set redefine = flags.FULL_REFRESH or not landing_tables_are_defined(schemas, tables, digest) -%}
-        {#- Spark replaces only views. A session that read a table before (dbt invoked again in
-            the same Python process) keeps the file listing it made then, until refreshed. -#}
-        {%- for name, definition in tables.items() if definition.startswith('create table') -%}
-            {%- do run_query(('drop table if exists ' if redefine else 'refresh table ') ~ name) -%}
-        {%- endfor -%}
         {%- if redefine -%}
+            {#- What held a name before may be a table or a view (a landing of files or of Kafka),
+                each dropped its way. The landed Kafka records are kept: they are the landing, as
+                files are. -#}
+            {%- set views = [] -%}
+            {%- for schema in schemas -%}
+                {%- for row in run_query('show views in ' ~ schema) -%}
+                    {%- do views.append((schema ~ '.' ~ row[1]) | lower) -%}
+                {%- endfor -%}
+            {%- endfor -%}
+            {%- for name in tables -%}
+                {%- do run_query(('drop view if exists ' if name | lower in views else 'drop table if exists ') ~ name) -%}
+            {%- endfor -%}
+            {%- for format in var('cdc_formats') if kafka_landing() -%}
+                {%- do run_query(kafka_records_table_sql(kafka_records_table(landing_source(format, 'landed_lines')))) -%}
+            {%- endfor -%}
             {%- for definition in tables.values() -%}
                 {%- do run_query(definition) -%}
             {%- endfor -%}
             {%- for schema in schemas -%}
                 {%- do run_query("alter schema " ~ schema ~ " set dbproperties ('cdc_landing_tables' = '" ~ digest ~ "')") -%}
+            {%- endfor -%}
+        {%- else -%}
+            {#- A session that read a table before (dbt invoked again in the same Python process)
+                keeps the file listing it made then, until refreshed. -#}
+            {%- for name, definition in tables.items() if definition.startswith('create table') -%}
+                {%- do run_query('refresh table ' ~ name) -%}
             {%- endfor -%}
         {%- endif -%}
         {{- log('Landing tables ' ~ ('defined' if redefine else 'already defined') ~ ' over ' ~ landing_root, info=true) -}}
@@ -198,9 +222,14 @@
     its lines, and per binary container file, its records: what the landing holds, to reconcile
     with (an empty file holds none). Lines are counted from the files by their terminators (and
     a last line without one), not through the line views, so the check does not repeat their
-    split and costs one scan. -#}
+    split and costs one scan; from Kafka, by the records of each read. -#}
 {% macro landed_line_counts() -%}
-    {%- for format, landing in var('cdc_formats').items() %}
+    {%- for format in var('cdc_formats') %}
+    {%- if kafka_landing() %}
+    select '{{ format }}' as source_format, file_path, landed_at, count(*) as landed_lines
+    from {{ source(format, 'landed_lines') }}
+    group by file_path, landed_at
+    {%- else %}
     select
         '{{ format }}' as source_format,
         _metadata.file_path as file_path,
@@ -208,7 +237,8 @@
         length(value) - length(replace(value, '\n', '')) + if(endswith(value, '\n'), 0, 1) as landed_lines
     from {{ landing_files_table(source(format, 'landed_lines')) }}
     where value != ''
-    {%- if landing.containers %}
+    {%- endif %}
+    {%- if landing_globs(format).containers %}
     union all
     select '{{ format }}' as source_format, file_path, landed_at, count(*) as landed_lines
     from {{ ref('base_' ~ format ~ '__container_records') }}

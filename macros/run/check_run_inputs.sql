@@ -11,7 +11,7 @@
                 ~ ('; did you mean `' ~ closest ~ '`?' if closest else '.')
                 ~ ' The project\'s vars: ' ~ project_var_names() | join(', ') ~ ' (dbt_project.yml).') }}
         {%- endfor -%}
-        {%- if not var('landing_root') and flags.WHICH in ('build', 'run', 'test', 'seed', 'snapshot') -%}
+        {%- if not var('landing_root') and not kafka_landing() and flags.WHICH in ('build', 'run', 'test', 'seed', 'snapshot') -%}
             {{ exceptions.raise_compiler_error('No landing root: pass --vars \'{landing_root: <folder>}\' or set'
                 ~ ' CDC_LANDING_ROOT (the folder holding one folder per format; `make demo` passes samples/landing).') }}
         {%- endif -%}
@@ -23,7 +23,8 @@
 {#- The vars of dbt_project.yml (a unit test keeps the two lists equal). -#}
 {% macro project_var_names() -%}
     {{ return([
-        'landing_root', 'cdc_formats', 'cdc_change_identity', 'cdc_plausible_times', 'cdc_primary_keys',
+        'landing_root', 'landing_source', 'kafka_bootstrap_servers', 'kafka_topics', 'kafka_options',
+        'kafka_checkpoint_root', 'cdc_formats', 'cdc_change_identity', 'cdc_plausible_times', 'cdc_primary_keys',
         'debezium_unavailable_value_placeholder', 'aws_dms_before_image_field', 'replicas',
     ]) }}
 {%- endmacro %}

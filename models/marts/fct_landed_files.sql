@@ -5,7 +5,8 @@ with
 
 listed as (
 
-    {%- for format, landing in var('cdc_formats').items() %}
+    {%- for format in var('cdc_formats') %}
+        {%- set landing = landing_globs(format) %}
         select
             '{{ format }}' as source_format,
             path as file_path,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -35,7 +34,14 @@ from cdc_tools.generator.model import Value
 from cdc_tools.generator.stream import final_tables, logical_stream
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
 from cdc_tools.registry import project_formats
-from support.compared_facts import expected_row_change, expected_schema_change, fact_row_change, fact_schema_change
+from support.compared_facts import (
+    expected_facts,
+    expected_row_change,
+    expected_schema_change,
+    fact_row_change,
+    fact_schema_change,
+    multiset_difference,
+)
 from support.dbt_harness import DATA_BUILD, REPO, Build, ThriftServer, file_name, profiles_dir
 from support.plain_merge import PlainMergeReplicas, spark_type
 
@@ -136,20 +142,6 @@ def format_name(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-def _expected(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
-    path = landing / EXPECTED_FOLDER / format_name / f"{kind}.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def _compare(expected: list[tuple], actual: list[tuple]) -> list[str]:
-    """Multiset difference, a few lines of each side."""
-    want, got = Counter(expected), Counter(actual)
-    missing, unexpected = want - got, got - want
-    return [f"missing: {row}" for row in list(missing.elements())[:5]] + [
-        f"unexpected: {row}" for row in list(unexpected.elements())[:5]
-    ]
-
-
 def _landed_records(path: Path, format_name: str) -> list[str]:
     """A landed file's lines, or a container file's records in Avro's JSON encoding."""
     if path.suffix == ".avro":
@@ -189,21 +181,21 @@ def test_the_thrift_server_runs_with_ansi_mode_on(builds: dict[str, Build], serv
 
 
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:
-    expected = [expected_row_change(r) for r in _expected(landing, format_name, "row_changes")]
+    expected = [expected_row_change(r) for r in expected_facts(landing, format_name, "row_changes")]
     actual = [fact_row_change(r) for r in build.marts()["fct_row_changes"] if r["source_format"] == format_name]
     assert len(expected) > 450
-    assert _compare(expected, actual) == []
+    assert multiset_difference(expected, actual) == []
 
 
 def test_schema_changes_equal_the_expected_schema_changes(build: Build, landing: Path, format_name: str) -> None:
-    expected = [expected_schema_change(r) for r in _expected(landing, format_name, "schema_changes")]
+    expected = [expected_schema_change(r) for r in expected_facts(landing, format_name, "schema_changes")]
     actual = [fact_schema_change(r) for r in build.marts()["fct_schema_changes"] if r["source_format"] == format_name]
     if REGISTRY[format_name].ddl:
         # Every kind of DDL the format sends (Maxwell sends no TRUNCATE and no index DDL).
         assert {row[2] for row in expected} == FORMATS[format_name].ddl_kinds
     else:
         assert expected == []
-    assert _compare(expected, actual) == []
+    assert multiset_difference(expected, actual) == []
 
 
 def test_nothing_is_rejected_and_every_landed_line_reconciles(build: Build, landing: Path, format_name: str) -> None:
@@ -277,7 +269,7 @@ def test_replicas_are_the_final_tables_typed(build: Build) -> None:
         expected = [tuple(_replica_value(row[column]) for column in types) for row in rows]
         actual = [tuple(row[column] for column in types) for row in replica["rows"]]
         assert len(actual) == len(rows) > 0
-        assert _compare(expected, actual) == [], name
+        assert multiset_difference(expected, actual) == [], name
         assert [row["_overflow"] for row in replica["rows"] if row["_overflow"]] == []
 
 

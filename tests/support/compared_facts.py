@@ -4,9 +4,13 @@ datetimes from the expected epoch milliseconds, NULL where a format carries no s
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+from cdc_tools.generator.writer import EXPECTED_FOLDER
 from support.dbt_harness import EPOCH
 
 
@@ -60,3 +64,18 @@ def expected_schema_change(r: dict[str, Any]) -> tuple:
 def fact_schema_change(r: dict[str, Any]) -> tuple:
     """A row of fct_schema_changes."""
     return (r["database_name"], r["table_name"], r["ddl_kind"], r["sql_text"], r["event_at"], r["emitted_at"])
+
+
+def expected_facts(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
+    """The generator's expected `kind` (row_changes, schema_changes) of a format it landed."""
+    path = landing / EXPECTED_FOLDER / format_name / f"{kind}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def multiset_difference(expected: list[tuple], actual: list[tuple]) -> list[str]:
+    """What one side has more of than the other, a few lines of each side."""
+    want, got = Counter(expected), Counter(actual)
+    missing, unexpected = want - got, got - want
+    return [f"missing: {row}" for row in list(missing.elements())[:5]] + [
+        f"unexpected: {row}" for row in list(unexpected.elements())[:5]
+    ]

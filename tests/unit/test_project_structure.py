@@ -101,6 +101,7 @@ def test_model_names_follow_their_layer(manifest: dict[str, Any]) -> None:
     for node in _models(manifest):
         layer, format_name = _layer(node)
         prefixes = {
+            "landing": ("base_kafka__",),
             "staging": (f"base_{format_name}__", f"stg_{format_name}__"),
             "intermediate": ("int_",),
             "marts": ("fct_", "dim_"),
@@ -119,7 +120,8 @@ def test_staging_reads_only_its_own_format_and_marts_read_no_source(manifest: di
             parent = nodes[parent_id]
             if layer == "staging":
                 same_format = (parent["resource_type"] == "source" and parent["source_name"] == format_name) or (
-                    parent["resource_type"] == "model" and _layer(parent) == ("staging", format_name)
+                    parent["resource_type"] == "model"
+                    and _layer(parent) in {("staging", format_name), ("landing", None)}
                 )
                 if not same_format and parent["resource_type"] != "seed":
                     wrong.append((node["name"], parent_id))

@@ -1,0 +1,42 @@
+"""The pieces of the Kafka landing that need no broker: which topics a format reads and what
+its records table is (cdc_lakehouse.kafka_landing), and a landed file's lines as records
+(cdc_tools.kafka)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cdc_lakehouse.kafka_landing import plan
+from cdc_tools.kafka import landed_lines
+
+
+def test_a_format_reads_the_topic_named_as_it_unless_told_otherwise() -> None:
+    assert plan("cdc_landing", ["canal_json", "debezium_json"], {"debezium_json": r"^dbserver1\..*"}) == {
+        "canal_json": {"topics": "^canal_json$", "records": "cdc_landing.canal_json__records"},
+        "debezium_json": {"topics": r"^dbserver1\..*", "records": "cdc_landing.debezium_json__records"},
+    }
+
+
+def test_a_default_pattern_does_not_reach_a_topic_whose_name_holds_the_format() -> None:
+    # Spark's subscribePattern finds a match anywhere in a topic's name.
+    pattern = plan("cdc_landing", ["canal_json"], {})["canal_json"]["topics"]
+    assert re.search(pattern, "canal_json") and not re.search(pattern, "cloudcanal_json")
+
+
+@pytest.mark.parametrize(
+    ("content", "lines"),
+    [
+        (b"", []),
+        (b"a\n", [b"a"]),
+        (b"a", [b"a"]),
+        (b"a\r\n\nb\r\n", [b"a", b"", b"b"]),
+        (b"\n", [b""]),
+    ],
+)
+def test_a_landed_file_is_a_record_a_line(tmp_path: Path, content: bytes, lines: list[bytes]) -> None:
+    path = tmp_path / "part.jsonl"
+    path.write_bytes(content)
+    assert landed_lines(path) == lines

@@ -1,0 +1,168 @@
+"""A single-node Kafka broker in KRaft mode (broker and controller in one JVM) on 127.0.0.1,
+from the jars `make setup` fetched into jvm/jars/kafka: no Docker, no download; and landed
+files produced into its topics, a line a record.
+
+`python -m cdc_tools.kafka up --port 9092 --data .kafka` starts one in the background (its
+process id in the data folder), `... down --data .kafka` stops it (`make kafka-up` /
+`make kafka-down`); a test starts its own with `Broker` on a free port, in a folder of its own."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cdc_tools.producers.postgres import free_port
+
+JARS = Path("jvm/jars/kafka")  # what `make setup` fetched, from the repository's folder
+START_TIMEOUT_S = 60
+HEAP = "-Xmx512m"  # a broker for tests and development, beside Spark on a 2-core machine
+
+
+def _settings(port: int, controller_port: int, data: Path) -> str:
+    settings = {
+        "process.roles": "broker,controller",
+        "node.id": "1",
+        "controller.quorum.voters": f"1@127.0.0.1:{controller_port}",
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller_port}",
+        "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+        "controller.listener.names": "CONTROLLER",
+        "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+        "log.dirs": str(data / "logs"),
+        "num.partitions": "1",
+        # One broker: every internal topic has one replica.
+        "offsets.topic.replication.factor": "1",
+        "transaction.state.log.replication.factor": "1",
+        "transaction.state.log.min.isr": "1",
+        "share.coordinator.state.topic.replication.factor": "1",
+        "share.coordinator.state.topic.min.isr": "1",
+        "group.initial.rebalance.delay.ms": "0",
+    }
+    return "".join(f"{key}={value}\n" for key, value in settings.items())
+
+
+def _java(*arguments: str) -> list[str]:
+    if not any(JARS.glob("kafka_*.jar")):
+        raise RuntimeError(f"No Kafka jars in {JARS}: run `make setup`")
+    return ["java", HEAP, "-cp", f"{JARS.resolve()}/*", *arguments]
+
+
+@dataclass
+class Broker:
+    """A broker over `data` (made anew by `start()` unless it holds one already), listening on
+    `port`; `bootstrap_servers` is what a client connects to."""
+
+    data: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cdc-kafka-")))
+    port: int = field(default_factory=free_port)
+    _process: subprocess.Popen | None = field(default=None, init=False, repr=False)
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.data.mkdir(parents=True, exist_ok=True)
+        settings = self.data / "server.properties"
+        settings.write_text(_settings(self.port, free_port(), self.data))
+        if not (self.data / "logs" / "meta.properties").exists():
+            # A cluster id is any 16 bytes in URL-safe base64 (`kafka-storage random-uuid`).
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+            format_storage = ("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(settings))
+            subprocess.run(_java(*format_storage), check=True, capture_output=True)
+        with (self.data / "broker.log").open("w") as log:
+            self._process = subprocess.Popen(
+                _java("kafka.Kafka", str(settings)), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        (self.data / "broker.pid").write_text(str(self._process.pid))
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not _listens(self.port):
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"The Kafka broker did not start: {self.data / 'broker.log'}")
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self._process is not None:
+            (self.data / "broker.pid").unlink(missing_ok=True)
+            _signal(self._process.pid, signal.SIGTERM)
+            try:
+                self._process.wait(timeout=START_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                _signal(self._process.pid, signal.SIGKILL)
+                self._process.wait()
+            self._process = None
+
+
+def _listens(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.killpg(pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def stop(data: Path) -> None:
+    """Stops the broker whose process id `data` holds (one `up` started), and waits for it to
+    end."""
+    pid_file = data / "broker.pid"
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text())
+    pid_file.unlink()
+    _signal(pid, signal.SIGTERM)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while Path(f"/proc/{pid}").exists():
+        if time.monotonic() > deadline:
+            _signal(pid, signal.SIGKILL)
+        time.sleep(0.2)
+
+
+def landed_lines(path: Path) -> list[bytes]:
+    """A landed file's lines as the project reads them: split at each LF or CRLF, a final one
+    ending the last line."""
+    data = path.read_bytes()
+    return re.split(rb"\r?\n", re.sub(rb"\r?\n\Z", b"", data)) if data else []
+
+
+def produce(bootstrap_servers: str, topic: str, values: list[bytes]) -> None:
+    """Produces `values` to `topic` in order, each a record without a key; an empty value is a
+    tombstone (a null value), as a sink lands one."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": bootstrap_servers, "enable.idempotence": True})
+    for value in values:
+        producer.produce(topic, value=value or None)
+        producer.poll(0)
+    if producer.flush(START_TIMEOUT_S):
+        raise RuntimeError(f"Kafka did not take every record of {topic}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=["up", "down"])
+    parser.add_argument("--data", type=Path, required=True, help="the broker's folder (its logs and process id)")
+    parser.add_argument("--port", type=int, default=9092)
+    args = parser.parse_args()
+    if args.action == "down":
+        stop(args.data)
+        return
+    broker = Broker(args.data.resolve(), args.port)
+    broker.start()
+    print(f"Kafka listens on {broker.bootstrap_servers} (data in {args.data}; stop it with `make kafka-down`)")
+
+
+if __name__ == "__main__":
+    main()
