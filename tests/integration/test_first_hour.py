@@ -19,7 +19,7 @@ MISTAKES = {
     "mistyped_var": (
         {"landing_rot": "/data/cdc"},
         None,
-        "Unknown var `landing_rot`; did you mean `landing_root`? The project's vars: landing_root, cdc_formats,",
+        "Unknown var `landing_rot`; did you mean `landing_root`? The project's vars: landing_root, landing_source,",
     ),
     "no_landing_root": ({"landing_root": ""}, None, "No landing root: pass --vars '{landing_root: <folder>}'"),
     "missing_landing_root": ({}, "cdx", "cdx does not exist (var landing_root)."),
