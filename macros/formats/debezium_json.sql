@@ -104,6 +104,18 @@
 {%- endmacro %}
 
 
+{#- The key columns: the value names none, its record key's fields do (read from Kafka; the
+    converter's {"schema": ..., "payload": {...}} or the bare object). None where there is no
+    key (a landed file holds values only) or it is no JSON object. -#}
+{% macro debezium_json_key_columns(record_key) -%}
+    {%- set wrapped = 'get_json_object(' ~ record_key ~ ", '$.schema') is not null" -%}
+    coalesce(
+        json_object_keys(if({{ wrapped }}, get_json_object({{ record_key }}, '$.payload'), {{ record_key }})),
+        cast(array() as array<string>)
+    )
+{%- endmacro %}
+
+
 {#- The shared operation of a row change: c, r and 002's i are INSERT, u UPDATE, d DELETE. A
     schema change's kind: a truncate event is TRUNCATE; a RENAME or index statement is what its
     SQL says (Debezium reports those as an ALTER table change); otherwise the `tableChanges` type

@@ -41,8 +41,9 @@
     loaded after this model's newest, of files it has not loaded. Only files modified since the
     oldest one not loaded are read (a literal time: Spark prunes files on it unread), and of
     those the loaded ones are left out by a join: the cost follows the new files, not the
-    loaded ones, as long as files land in modification-time order. -#}
-{% macro landed_lines_not_loaded(landing, container_records=none) -%}
+    loaded ones, as long as files land in modification-time order. With `record_keys`, each
+    line's `record_key` too (a Kafka record's key; NULL from files). -#}
+{% macro landed_lines_not_loaded(landing, container_records=none, record_keys=false) -%}
     {#- From Kafka, the records land first (base_kafka__reads). -#}
     {%- if kafka_landing() %}{% do ref('base_kafka__reads') %}{% endif -%}
     {%- set incremental = incremental_run() -%}
@@ -51,10 +52,11 @@
         {%- set since = oldest_landed_file_not_in([landing_format(landing)], loaded) -%}
     {%- endif %}
     select landed.* from (
-        select file_path, line_number, payload, landed_at from {{ landing }}
+        select file_path, line_number, payload, landed_at{{ ', record_key' if record_keys }} from {{ landing }}
         {%- if container_records %}
         union all
-        select file_path, line_number, payload, landed_at from {{ container_records }}
+        select file_path, line_number, payload, landed_at{{ ', cast(null as string) as record_key' if record_keys }}
+        from {{ container_records }}
         where {{ loaded_after_this() }}
         {%- endif %}
     ) as landed

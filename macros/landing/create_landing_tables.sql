@@ -188,14 +188,15 @@
 
 {#- Line numbers need the whole file, so the table reads files whole and the view splits them.
     A final line terminator ends the last line; it does not start an empty one. A UTF-8 byte
-    order mark is not part of the first line. -#}
+    order mark is not part of the first line. A landed file holds values only: no record key. -#}
 {% macro landing_lines_view_sql(view, files_table) -%}
     create or replace view {{ view }} as
     select
         files._metadata.file_path as file_path,
         cast(line.pos + 1 as int) as line_number,
         line.col as payload,
-        files._metadata.file_modification_time as landed_at
+        files._metadata.file_modification_time as landed_at,
+        cast(null as string) as record_key
     from {{ files_table }} as files
     lateral view posexplode(
         case

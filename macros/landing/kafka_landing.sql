@@ -45,7 +45,8 @@
     gives them: what one run read of a topic partition is one landed file (`file_path`
     kafka:<topic>/<partition>/<first offset>, landed when read), its records its lines (the
     line number counts offsets from the first; a tombstone, a null value, is an empty line),
-    listed with its size in bytes. A container format's container files are none. -#}
+    listed with its size in bytes; its key is the line's `record_key`. A container format's
+    container files are none. -#}
 {% macro kafka_landing_view_definitions(format) -%}
     {%- set lines = landing_source(format, 'landed_lines') -%}
     {%- set view = lines.schema ~ '.' ~ lines.identifier -%}
@@ -55,7 +56,8 @@
                 concat(\'kafka:\', `topic`, \'/\', `partition`, \'/\', first_offset) as file_path,
                 cast(`offset` - first_offset + 1 as int) as line_number,
                 coalesce(cast(`value` as string), \'\') as payload,
-                landed_at
+                landed_at,
+                cast(`key` as string) as record_key
             from (
                 select *, min(`offset`) over (partition by `topic`, `partition`, landed_at) as first_offset
                 from ' ~ kafka_records_table(lines) ~ '

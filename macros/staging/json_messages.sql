@@ -3,9 +3,10 @@
     with the format's explicit schema, with the reason a message is not a usable JSON object
     (NULL when it is). A batch line (a JSON array) gives a row per element; a line that gives no
     message keeps one row with a NULL message_index. Where a format reads Kafka tombstones (an
-    empty value or JSON null), those pass unchecked and are flagged. -#}
-{% macro json_messages(landing, message_schema, text_fields, batches=false, tombstones=false, container_records=none) -%}
-{%- set lines = '(' ~ landed_lines_not_loaded(landing, container_records) ~ ')' -%}
+    empty value or JSON null), those pass unchecked and are flagged; where it reads record keys
+    (not in a batch), each message has its line's `record_key`. -#}
+{% macro json_messages(landing, message_schema, text_fields, batches=false, tombstones=false, container_records=none, record_keys=false) -%}
+{%- set lines = '(' ~ landed_lines_not_loaded(landing, container_records, record_keys) ~ ')' -%}
 select
     *,
     case
@@ -32,6 +33,9 @@ from (
             line_number,
             landed_at,
             payload,
+            {%- if record_keys %}
+            record_key,
+            {%- endif %}
             payload as message_json,
             payload as message_json_as_sent,
             {{ line_tombstone(tombstones) }} as is_tombstone,

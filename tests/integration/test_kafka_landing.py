@@ -1,9 +1,9 @@
 """Kafka as the landing (docs/kafka.md): the generator's stream in every JSON format, produced
 into a broker of the test's own (cdc_tools.kafka), a topic per format, its first two producer
-sessions before a build and the other two, with a Debezium tombstone, before a second,
-incremental one, gives the facts the stream expects, as its landed files do
-(test_format_equivalence). What a run read of a topic partition is one landed file, and every
-record, the tombstone too, is accounted for in the reconciliation."""
+sessions before a build and the other two, with a Debezium change keyed by its record key and
+its tombstone, before a second, incremental one, gives the facts the stream expects, as its
+landed files do (test_format_equivalence). What a run read of a topic partition is one landed
+file, and every record, the tombstone too, is accounted for in the reconciliation."""
 
 from __future__ import annotations
 
@@ -35,6 +35,14 @@ SEED = 20240101
 # The generator's parts are its producer sessions (each after a restart); each build reads two.
 RUNS = (("part-00000", "part-00001"), ("part-00002", "part-00003"))
 TOMBSTONE_FORMAT = "debezium_json"
+# A Debezium change of a table no DDL and no var names a key for, its key in the record's key
+# only, produced after the stream (a tombstone follows it, as Debezium sends one after a delete).
+KEYED_CHANGE = (
+    b'{"id":7}',
+    b'{"before":null,"after":{"id":7,"note":"keyed"},"source":{"connector":"mysql","db":"shop",'
+    b'"table":"keyed_by_kafka","file":"mysql-bin.000009","pos":4,"row":0,"ts_ms":1704067200000},'
+    b'"op":"c","ts_ms":1704067200000}',
+)
 # Where a change carries no source coordinates, its landed file tells a restart's copy of it from
 # a new change (docs/identity-and-order.md): from Kafka, a run's read is the file, and the copies
 # of the generator's restarts are read in the same run as their originals, with other changes of
@@ -76,8 +84,10 @@ def builds(landing: Path, broker: Broker, tmp_path_factory: pytest.TempPathFacto
     try:
         for index, run in enumerate(RUNS):
             for name in FORMAT_NAMES:
-                tombstone = [b""] if name == TOMBSTONE_FORMAT and index == len(RUNS) - 1 else []
-                produce(broker.bootstrap_servers, name, _records(landing, name, run) + tombstone)
+                produce(broker.bootstrap_servers, name, _records(landing, name, run))
+            if index == len(RUNS) - 1:
+                key, value = KEYED_CHANGE
+                produce(broker.bootstrap_servers, TOMBSTONE_FORMAT, [value, b""], keys=[key, key])
             build = Build(
                 f"kafka run {index + 1}",
                 root / f"run{index + 1}",
@@ -105,10 +115,16 @@ def test_both_runs_succeed(builds: list[Build]) -> None:
 
 
 def _row_changes(builds: list[Build], landing: Path, format_name: str) -> tuple[Counter, Counter]:
-    """The expected row changes of a format, and those its facts hold."""
+    """The expected row changes of a format, and those its facts hold of the stream."""
     expected = [expected_row_change(r) for r in expected_facts(landing, format_name, "row_changes")]
-    facts = builds[-1].marts()["fct_row_changes"]
+    facts = [r for r in builds[-1].marts()["fct_row_changes"] if r["table_name"] != "keyed_by_kafka"]
     return Counter(expected), Counter(fact_row_change(r) for r in facts if r["source_format"] == format_name)
+
+
+def test_a_debezium_key_comes_from_the_record_key(builds: list[Build]) -> None:
+    facts = builds[-1].marts()["fct_row_changes"]
+    keyed = [(r["operation"], r["primary_key"]) for r in facts if r["table_name"] == "keyed_by_kafka"]
+    assert keyed == [("INSERT", '{"id":"7"}')]
 
 
 def test_row_changes_equal_the_expected_row_changes(builds: list[Build], landing: Path, format_name: str) -> None:
@@ -134,7 +150,7 @@ def test_each_run_lands_what_is_new_as_one_file(builds: list[Build], landing: Pa
     """A run reads from where the last one stopped: its read of the topic's partition is one
     landed file (kafka:<topic>/0/<first offset>) holding every record it read."""
     sizes = [len(_records(landing, format_name, run)) for run in RUNS]
-    sizes[-1] += format_name == TOMBSTONE_FORMAT
+    sizes[-1] += 2 * (format_name == TOMBSTONE_FORMAT)
     reads = sorted(
         (r for r in builds[-1].query("select * from cdc.base_kafka__reads") if r["source_format"] == format_name),
         key=lambda r: r["first_offset"],

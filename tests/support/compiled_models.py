@@ -33,6 +33,14 @@ MODELS = [
     "stg_maxwell_json__messages",
 ]
 LANDING = "file_path string, line_number int, payload string, landed_at timestamp"
+
+
+def landed_file_lines(spark: SparkSession, rows: list[tuple]) -> DataFrame:
+    """A landing source's rows from files, each (file_path, line_number, payload, landed_at): a
+    landed file holds values only, so no record key."""
+    return spark.createDataFrame(rows, LANDING).selectExpr("*", "cast(null as string) as record_key")
+
+
 _RELATION = re.compile(r"\b(" + "|".join(SCHEMAS) + r")\.(\w+)\b")
 
 

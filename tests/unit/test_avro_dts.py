@@ -22,7 +22,7 @@ from cdc_tools.generator.formats import dts_avro
 from cdc_tools.generator.model import Column, ColumnType
 from cdc_tools.generator.stream import logical_stream
 from cdc_tools.generator.writer import generate
-from support.compiled_models import LANDING, run_compiled, seed, staged
+from support.compiled_models import LANDING, landed_file_lines, run_compiled, seed, staged
 
 N = "com.alibaba.dts.formats.avro."
 SCHEMA = record_schema("dts_avro")
@@ -60,9 +60,7 @@ def _insert(value: Any, type_number: int = 15) -> dict[str, Any]:
 
 def _decode(spark: SparkSession, compiled: dict[str, str], payloads: list[str | None]) -> list[dict[str, Any]]:
     """The staged messages of records landed as lines of one file."""
-    landed = spark.createDataFrame(
-        [("f", number, payload, None) for number, payload in enumerate(payloads, 1)], LANDING
-    )
+    landed = landed_file_lines(spark, [("f", number, payload, None) for number, payload in enumerate(payloads, 1)])
     relations = {
         "cdc_landing.dts_avro": landed,
         "cdc.base_dts_avro__container_records": spark.createDataFrame([], LANDING + ", loaded_at timestamp"),

@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 
 from cdc_lakehouse.avro.oms import binary_values, images_json
 from cdc_tools.generator.formats.oms_avro import UNSET_FIELDS, image_bytes
-from support.compiled_models import LANDING, run_compiled, seed, staged
+from support.compiled_models import LANDING, landed_file_lines, run_compiled, seed, staged
 
 NS = "com.oceanbase.oms.avro."
 LANDED_AT = datetime(2024, 1, 1)
@@ -59,7 +59,8 @@ def _decode_files(
     spark: SparkSession, compiled: dict[str, str], files: list[tuple[dict[str, Any] | str, ...]]
 ) -> list[dict[str, Any]]:
     """The staged messages of records landed as the lines of files a.jsonl, b.jsonl, ... in turn."""
-    landed = spark.createDataFrame(
+    landed = landed_file_lines(
+        spark,
         [
             (
                 f"file:/landing/oms_avro/{chr(ord('a') + file)}.jsonl",
@@ -70,7 +71,6 @@ def _decode_files(
             for file, lines in enumerate(files)
             for number, line in enumerate(lines, start=1)
         ],
-        LANDING,
     )
     no_containers = spark.createDataFrame([], LANDING + ", loaded_at timestamp")
     records = run_compiled(

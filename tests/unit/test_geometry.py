@@ -13,7 +13,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from cdc_lakehouse.geometry import geometry_text, with_geometry_texts, wkb_to_wkt
-from support.compiled_models import LANDING, run_compiled, seed, staged
+from support.compiled_models import landed_file_lines, run_compiled, seed, staged
 
 
 def _point(x: float, y: float, order: str = "<") -> bytes:
@@ -123,9 +123,9 @@ def test_debezium_geometries_read_as_canal_s(spark: SparkSession, compiled: dict
         _debezium_insert({"wkb": base64.b64encode(ewkb).decode(), "srid": 3857}, "io.debezium.data.geometry.Geography"),
         _debezium_insert({"x": 1, "y": 2, "wkb": None, "srid": None}, "io.debezium.data.geometry.Point"),
     ]
-    landed = spark.createDataFrame(
+    landed = landed_file_lines(
+        spark,
         [("file:/landing/debezium_json/a.jsonl", n, line, datetime(2024, 1, 1)) for n, line in enumerate(lines, 1)],
-        LANDING,
     )
     relations = {
         "cdc_landing.debezium_json": landed,

@@ -14,7 +14,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from cdc_lakehouse.geometry import GEOMETRY_TYPES, geometry_text
-from support.compiled_models import LANDING, run_compiled, seed, staged
+from support.compiled_models import landed_file_lines, run_compiled, seed, staged
 from support.conformance import NOT_EXACT, RENAMED
 from support.source_values import differences
 
@@ -67,9 +67,9 @@ def test_corpus_stages_every_value_exactly(spark: SparkSession, compiled: dict[s
     files = sorted((CORPORA / producer).glob("*.jsonl"))  # before the crash, after
     lines = [(path.name, line) for path in files for line in path.read_text().splitlines()]
     source = json.loads((CORPORA / f"{database}.tables.json").read_text())["tables"]
-    landed = spark.createDataFrame(
+    landed = landed_file_lines(
+        spark,
         [(f"file:/landing/{format_}/{name}", n, line, datetime(2024, 1, 1)) for n, (name, line) in enumerate(lines, 1)],
-        LANDING,
     )
     relations = {f"cdc_landing.{format_}": landed, **{f"cdc.{name}": seed(spark, name) for name in seeds}}
     messages = staged(run_compiled(spark, compiled[f"stg_{format_}__messages"], relations))

@@ -5,7 +5,8 @@ with
 messages as (
 
     {{ json_messages(
-        source('debezium_json', 'landed_lines'), debezium_json_message_schema(), debezium_json_text_fields(), tombstones=true
+        source('debezium_json', 'landed_lines'), debezium_json_message_schema(), debezium_json_text_fields(),
+        tombstones=true, record_keys=true
     ) }}
 
 ),
@@ -88,8 +89,7 @@ spelled as (
         cast(null as string) as message_id,
         coalesce(nullif(event.transaction.id, ''), nullif(event.source.gtid, ''), cast(event.source.txId as string))
             as transaction_id,
-        -- The value names no key (the Kafka key holds the key's values only).
-        cast(array() as array<string>) as key_columns,
+        {{ debezium_json_key_columns('record_key') }} as key_columns,
         array(named_struct(
             'before_image', before_image,
             'after_image', after_image

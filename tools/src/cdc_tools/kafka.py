@@ -137,14 +137,14 @@ def landed_lines(path: Path) -> list[bytes]:
     return re.split(rb"\r?\n", re.sub(rb"\r?\n\Z", b"", data)) if data else []
 
 
-def produce(bootstrap_servers: str, topic: str, values: list[bytes]) -> None:
-    """Produces `values` to `topic` in order, each a record without a key; an empty value is a
-    tombstone (a null value), as a sink lands one."""
+def produce(bootstrap_servers: str, topic: str, values: list[bytes], keys: list[bytes] | None = None) -> None:
+    """Produces `values` to `topic` in order, with `keys` (none by default); an empty value is
+    a tombstone (a null value), as a sink lands one."""
     from confluent_kafka import Producer
 
     producer = Producer({"bootstrap.servers": bootstrap_servers, "enable.idempotence": True})
-    for value in values:
-        producer.produce(topic, value=value or None)
+    for value, key in zip(values, keys or [None] * len(values), strict=True):
+        producer.produce(topic, value=value or None, key=key)
         producer.poll(0)
     if producer.flush(START_TIMEOUT_S):
         raise RuntimeError(f"Kafka did not take every record of {topic}")
