@@ -36,17 +36,17 @@ def location_of(spark: SparkSession, table: str) -> str:
 
 def land(
     spark: SparkSession,
-    plan: dict[str, dict[str, str]],
+    formats: dict[str, dict[str, str]],
     options: dict[str, str],
     checkpoint_root: str | None = None,
 ) -> DataFrame:
-    """Lands, for each format of `plan` ({format: {"topics": pattern, "records": table}}), the
+    """Lands, for each of `formats` (as `plan` gives them: {format: {"topics", "records"}}), the
     records of its topics not landed yet, with Spark's Kafka source `options` (the brokers and
     any other); gives what this run landed, a row per topic partition. Each stream keeps its
     offsets below `checkpoint_root`, else beside its table's folder."""
     landed_at = F.timestamp_micros(F.lit(spark.sql("select unix_micros(current_timestamp())").first()[0]))
     reads = []
-    for format_, entry in plan.items():
+    for format_, entry in formats.items():
         stream = (
             spark.readStream.format("kafka")
             .options(**options)
