@@ -55,9 +55,11 @@
             {%- for name in tables -%}
                 {%- do run_query(('drop view if exists ' if name | lower in views else 'drop table if exists ') ~ name) -%}
             {%- endfor -%}
-            {%- for format in var('cdc_formats') if kafka_landing() -%}
-                {%- do run_query(kafka_records_table_sql(kafka_records_table(landing_source(format, 'landed_lines')))) -%}
-            {%- endfor -%}
+            {%- if kafka_landing() -%}
+                {%- for format in var('cdc_formats') -%}
+                    {%- do run_query(kafka_records_table_sql(kafka_records_table(landing_source(format, 'landed_lines')))) -%}
+                {%- endfor -%}
+            {%- endif -%}
             {%- for definition in tables.values() -%}
                 {%- do run_query(definition) -%}
             {%- endfor -%}

@@ -69,8 +69,8 @@
     } -%}
     {%- if var('cdc_formats')[format].containers -%}
         {%- set containers = landing_source(format, 'landed_container_files') -%}
-        {%- do definitions.update({containers.schema ~ '.' ~ containers.identifier: 'create or replace view '
-            ~ containers.schema ~ '.' ~ containers.identifier ~ ' as
+        {%- set containers_view = containers.schema ~ '.' ~ containers.identifier -%}
+        {%- do definitions.update({containers_view: 'create or replace view ' ~ containers_view ~ ' as
             select cast(null as string) as file_path, cast(null as binary) as content, cast(null as timestamp) as landed_at
             where false'}) -%}
     {%- endif -%}

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,12 +94,8 @@ class Broker:
     def stop(self) -> None:
         if self._process is not None:
             (self.data / "broker.pid").unlink(missing_ok=True)
-            _signal(self._process.pid, signal.SIGTERM)
-            try:
-                self._process.wait(timeout=START_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                _signal(self._process.pid, signal.SIGKILL)
-                self._process.wait()
+            process = self._process
+            _terminate(process.pid, lambda: process.poll() is not None)  # poll() reaps it
             self._process = None
 
 
@@ -114,20 +111,25 @@ def _signal(pid: int, signum: int) -> None:
         pass
 
 
+def _terminate(pid: int, has_ended: Callable[[], bool]) -> None:
+    """Asks the broker's process group to stop, and kills it if it has not ended in time."""
+    _signal(pid, signal.SIGTERM)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not has_ended():
+        if time.monotonic() > deadline:
+            _signal(pid, signal.SIGKILL)
+        time.sleep(0.2)
+
+
 def stop(data: Path) -> None:
-    """Stops the broker whose process id `data` holds (one `up` started), and waits for it to
-    end."""
+    """Stops the broker whose process id `data` holds (one `up` started, in a process that has
+    ended since), and waits for it to end."""
     pid_file = data / "broker.pid"
     if not pid_file.exists():
         return
     pid = int(pid_file.read_text())
     pid_file.unlink()
-    _signal(pid, signal.SIGTERM)
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while Path(f"/proc/{pid}").exists():
-        if time.monotonic() > deadline:
-            _signal(pid, signal.SIGKILL)
-        time.sleep(0.2)
+    _terminate(pid, lambda: not Path(f"/proc/{pid}").exists())
 
 
 def landed_lines(path: Path) -> list[bytes]:
