@@ -35,7 +35,9 @@
         `key` binary,
         `value` binary,
         `headers` array<struct<`key`: string, `value`: binary>>,
-        `landed_at` timestamp
+        `landed_at` timestamp,
+        `value_text` string,
+        `key_text` string
     )
     using delta
 {%- endmacro %}
@@ -45,8 +47,9 @@
     gives them: what one run read of a topic partition is one landed file (`file_path`
     kafka:<topic>/<partition>/<first offset>, landed when read), its records its lines (the
     line number counts offsets from the first; a tombstone, a null value, is an empty line),
-    listed with its size in bytes; its key is the line's `record_key`. A container format's
-    container files are none. -#}
+    listed with its size in bytes; its key is the line's `record_key`. An Avro format's values
+    and keys are their texts, decoded as they landed (a value that could not be read has none);
+    its container files are none. -#}
 {% macro kafka_landing_view_definitions(format) -%}
     {%- set lines = landing_source(format, 'landed_lines') -%}
     {%- set view = lines.schema ~ '.' ~ lines.identifier -%}
@@ -55,9 +58,10 @@
             select
                 concat(\'kafka:\', `topic`, \'/\', `partition`, \'/\', first_offset) as file_path,
                 cast(`offset` - first_offset + 1 as int) as line_number,
-                coalesce(cast(`value` as string), \'\') as payload,
+                ' ~ ("if(`value` is null, \'\', value_text)" if var('cdc_formats')[format].containers
+                    else "coalesce(cast(`value` as string), \'\')") ~ ' as payload,
                 landed_at,
-                cast(`key` as string) as record_key
+                coalesce(key_text, cast(`key` as string)) as record_key
             from (
                 select *, min(`offset`) over (partition by `topic`, `partition`, landed_at) as first_offset
                 from ' ~ kafka_records_table(lines) ~ '

@@ -24,7 +24,7 @@
 {% macro project_var_names() -%}
     {{ return([
         'landing_root', 'landing_source', 'kafka_bootstrap_servers', 'kafka_topics', 'kafka_options',
-        'kafka_checkpoint_root', 'cdc_formats', 'cdc_change_identity', 'cdc_plausible_times', 'cdc_primary_keys',
+        'kafka_checkpoint_root', 'kafka_schema_registry_url', 'cdc_formats', 'cdc_change_identity', 'cdc_plausible_times', 'cdc_primary_keys',
         'debezium_unavailable_value_placeholder', 'aws_dms_before_image_field', 'replicas',
     ]) }}
 {%- endmacro %}

@@ -12,4 +12,10 @@ def model(dbt, session):
     )
     options = {"kafka.bootstrap.servers": dbt.config.get("kafka_bootstrap_servers")}
     options.update(json.loads(dbt.config.get("kafka_options")))
-    return land(session, topics, options, dbt.config.get("kafka_checkpoint_root") or None)
+    return land(
+        session,
+        topics,
+        options,
+        dbt.config.get("kafka_checkpoint_root") or None,
+        dbt.config.get("kafka_schema_registry_url"),
+    )

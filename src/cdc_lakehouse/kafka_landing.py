@@ -5,27 +5,41 @@ runs until it has everything the topics hold now (`availableNow`), into the form
 table: its checkpoint holds the offsets read so far, so a run reads only what is new, a topic or
 partition that appears later is read from its start, and a run that fails is read again by the
 next one without a record landed twice. Every record a run lands carries one landing time: what
-the run read of a topic partition is one landed "file" to the models downstream."""
+the run read of a topic partition is one landed "file" to the models downstream. An Avro
+format's records are decoded as they land (cdc_lakehouse.avro.values): its records table holds
+each value's text and its key's beside the bytes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import reduce
+from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-# Spark's Kafka source gives these, in this order; the records tables hold them and landed_at.
+from cdc_lakehouse.avro import record_schema
+from cdc_lakehouse.avro.values import with_texts
+
+# Spark's Kafka source gives these, in this order; the records tables hold them, landed_at and
+# the texts of an Avro format's values and keys (NULL for a text format's).
 RECORD_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp", "timestampType", "headers")
+TEXT_COLUMNS = ("value_text", "key_text")
 
 
-def plan(landing_schema: str, formats: list[str], topics: dict[str, str]) -> dict[str, dict[str, str]]:
-    """Per format, the subscribe pattern of its topics (`topics`, else the topic named as the
-    format: Spark's pattern matches anywhere in a name, so it is anchored) and its records table
-    in the landing schema (the table its `landed_lines` source reads:
-    macros/landing/kafka_landing.sql)."""
+def plan(landing_schema: str, formats: dict[str, dict[str, Any]], topics: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Per format of the registry (var cdc_formats), the subscribe pattern of its topics
+    (`topics`, else the topic named as the format: Spark's pattern matches anywhere in a name,
+    so it is anchored), its records table in the landing schema (the table its `landed_lines`
+    source reads: macros/landing/kafka_landing.sql), and whether its values are Avro (a format
+    that lands `containers`)."""
     return {
-        format_: {"topics": topics.get(format_, f"^{format_}$"), "records": f"{landing_schema}.{format_}__records"}
-        for format_ in formats
+        format_: {
+            "topics": topics.get(format_, f"^{format_}$"),
+            "records": f"{landing_schema}.{format_}__records",
+            "avro": bool(entry.get("containers")),
+        }
+        for format_, entry in formats.items()
     }
 
 
@@ -36,14 +50,16 @@ def location_of(spark: SparkSession, table: str) -> str:
 
 def land(
     spark: SparkSession,
-    formats: dict[str, dict[str, str]],
+    formats: dict[str, dict[str, Any]],
     options: dict[str, str],
     checkpoint_root: str | None = None,
+    registry_url: str = "",
 ) -> DataFrame:
-    """Lands, for each of `formats` (as `plan` gives them: {format: {"topics", "records"}}), the
-    records of its topics not landed yet, with Spark's Kafka source `options` (the brokers and
-    any other); gives what this run landed, a row per topic partition. Each stream keeps its
-    offsets below `checkpoint_root`, else beside its table's folder."""
+    """Lands, for each of `formats` (as `plan` gives them), the records of its topics not landed
+    yet, with Spark's Kafka source `options` (the brokers and any other), an Avro format's
+    decoded with the schema registry at `registry_url` where they name their schemas; gives what
+    this run landed, a row per topic partition. Each stream keeps its offsets below
+    `checkpoint_root`, else beside its table's folder."""
     landed_at = F.timestamp_micros(F.lit(spark.sql("select unix_micros(current_timestamp())").first()[0]))
     reads = []
     for format_, entry in formats.items():
@@ -56,17 +72,19 @@ def land(
             .load()
             .select(*RECORD_COLUMNS, landed_at.alias("landed_at"))
         )
+        if not entry["avro"]:
+            stream = stream.select("*", *(F.lit(None).cast("string").alias(text) for text in TEXT_COLUMNS))
         # By its folder: Delta 4.0 refuses a stream into its catalog table (DELTA_INVALID_V1_TABLE_CALL).
         location = location_of(spark, entry["records"])
         checkpoint = (
             f"{checkpoint_root.rstrip('/')}/{entry['records']}" if checkpoint_root else f"{location}_checkpoint"
         )
-        query = (
-            stream.writeStream.format("delta")
-            .option("checkpointLocation", checkpoint)
-            .trigger(availableNow=True)
-            .start(location)
-        )
+        writer = stream.writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
+        if entry["avro"]:
+            writer = writer.foreachBatch(_decoding_appender(location, checkpoint, format_, registry_url))
+        else:
+            writer = writer.format("delta").option("path", location)
+        query = writer.start()
         query.awaitTermination()
         reads.append(
             spark.table(entry["records"])
@@ -88,3 +106,23 @@ def land(
             )
         )
     return reduce(DataFrame.unionByName, reads)
+
+
+def _decoding_appender(
+    location: str, checkpoint: str, format_: str, registry_url: str
+) -> Callable[[DataFrame, int], None]:
+    """A stream's batch writer that appends the batch with its Avro records' texts; Delta's
+    idempotent writes (the stream's id and the batch's) land a batch run again after a failure
+    once."""
+
+    def append(batch: DataFrame, batch_id: int) -> None:
+        (
+            with_texts(batch, record_schema(format_), registry_url)
+            .write.format("delta")
+            .mode("append")
+            .option("txnAppId", checkpoint)
+            .option("txnVersion", batch_id)
+            .save(location)
+        )
+
+    return append

@@ -80,6 +80,7 @@ def test_tables_are_delta_increments_append_and_row_versions_merge_on_their_key(
     incremental = [n for n in nodes if n["config"]["materialized"] == "incremental"]
     staged_messages = {n["name"] for n in _nodes(manifest, "model") if n["name"].startswith("stg_")}
     assert {n["name"] for n in incremental} == staged_messages | {
+        "base_debezium_avro__container_records",
         "base_dts_avro__container_records",
         "base_oms_avro__binary_values",
         "base_oms_avro__container_records",
@@ -114,6 +115,7 @@ def test_python_models_parse_as_dbt_databricks_submits_them(compiled: tuple[Path
     target, manifest = compiled
     python_models = [n for n in _nodes(manifest, "model") if n["language"] == "python"]
     assert sorted(n["name"] for n in python_models) == [
+        "base_debezium_avro__container_records",
         "base_dts_avro__container_records",
         "base_oms_avro__binary_values",
         "base_oms_avro__container_records",

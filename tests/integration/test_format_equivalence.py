@@ -28,6 +28,7 @@ from typing import Any
 import pyspark
 import pytest
 
+from cdc_lakehouse.avro import record_schema
 from cdc_lakehouse.avro.container import container_records
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.model import Value
@@ -65,14 +66,15 @@ def _land_avro_in_both_encodings(root: Path, work: Path) -> None:
         folder = root / name
         folder.mkdir(parents=True)
         json_parts = sorted((work / "json" / name).glob("part-*.jsonl"))
-        binary_parts = sorted((work / "binary" / name).glob("part-*.avro"))
-        assert [p.stem for p in json_parts] == [p.stem for p in binary_parts] and len(json_parts) > 2
+        # A part's records in Avro: part-0000N.avro, and a file per other schema of the part.
+        binary_parts = [sorted((work / "binary" / name).glob(f"{p.stem}[.-]*avro")) for p in json_parts]
+        assert all(binary_parts) and len(json_parts) > 2
         for part, (json_part, binary_part) in enumerate(zip(json_parts, binary_parts, strict=True)):
-            chosen = json_part if part % 2 == 0 else binary_part
-            chosen.rename(folder / chosen.name)
-            # Landed in stream order, as one producer writes them: a restart's copies land after
-            # their originals, whichever encoding was generated last.
-            os.utime(folder / chosen.name, (LANDED_EPOCH + part, LANDED_EPOCH + part))
+            for chosen in [json_part] if part % 2 == 0 else binary_part:
+                chosen.rename(folder / chosen.name)
+                # Landed in stream order, as one producer writes them: a restart's copies land
+                # after their originals, whichever encoding was generated last.
+                os.utime(folder / chosen.name, (LANDED_EPOCH + part, LANDED_EPOCH + part))
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +147,7 @@ def format_name(request: pytest.FixtureRequest) -> str:
 def _landed_records(path: Path, format_name: str) -> list[str]:
     """A landed file's lines, or a container file's records in Avro's JSON encoding."""
     if path.suffix == ".avro":
-        schema = FORMATS[format_name].avro_schema
+        schema = record_schema(format_name)
         return [payload or "" for _, payload in container_records(path.read_bytes(), schema)]
     # Only "\n" ends a landed line: OMS shard bytes hold characters str.splitlines() splits on.
     return path.read_text(encoding="utf-8").removesuffix("\n").split("\n")

@@ -566,9 +566,8 @@ def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, ma
     no_files = f"select {_file('')} as _metadata, '' as value where false"
     landings = {f"{name}.landed_lines": no_lines for name in FORMAT_NAMES}
     landed_files = {f"{name}.landed_lines__files": no_files for name in FORMAT_NAMES}
-    containers = {
-        f"base_{name}__container_records": no_lines for name in FORMAT_NAMES if FORMAT_RULES[name].avro_schema
-    }
+    registry = project_formats(REPO)
+    containers = {f"base_{name}__container_records": no_lines for name in FORMAT_NAMES if registry[name].containers}
 
     def run(*rows: str, debezium: str = no_files) -> int:
         relations = {

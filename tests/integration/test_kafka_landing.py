@@ -1,5 +1,6 @@
-"""Kafka as the landing (docs/kafka.md): the generator's stream in every JSON format, produced
-into a broker of the test's own (cdc_tools.kafka), a topic per format, its first two producer
+"""Kafka as the landing (docs/kafka.md): the generator's stream in every format, produced into a
+broker of the test's own (cdc_tools.kafka), a topic per format (an Avro format's records as
+binary Avro, Debezium's in Confluent's wire format with a schema registry of the test's own), its first two producer
 sessions before a build and the other two, with a Debezium change keyed by its record key and
 its tombstone, before a second, incremental one, gives the facts the stream expects, as its
 landed files do (test_format_equivalence). What a run read of a topic partition is one landed
@@ -14,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from cdc_lakehouse.avro import record_schema
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
-from cdc_tools.kafka import Broker, landed_lines, produce
+from cdc_tools.kafka import Broker, avro_values, landed_lines, produce
 from cdc_tools.registry import project_formats
+from cdc_tools.schema_registry import SchemaRegistry
 from support.compared_facts import (
     expected_facts,
     expected_row_change,
@@ -28,8 +31,8 @@ from support.compared_facts import (
 from support.dbt_harness import DATA_BUILD, REPO, Build, profiles_dir
 from support.dbt_worker import DbtWorker
 
-# Binary Avro values (dts_avro, oms_avro) are not read from Kafka yet.
-FORMAT_NAMES = tuple(name for name, entry in project_formats(REPO).items() if not entry.containers)
+REGISTRY = project_formats(REPO)
+FORMAT_NAMES = tuple(REGISTRY)
 STATEMENTS = 300
 SEED = 20240101
 # The generator's parts are its producer sessions (each after a restart); each build reads two.
@@ -71,21 +74,43 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
     broker.stop()
 
 
+@pytest.fixture(scope="module")
+def schema_registry() -> Iterator[SchemaRegistry]:
+    registry = SchemaRegistry()
+    registry.start()
+    yield registry
+    registry.stop()
+
+
 def _records(landing: Path, name: str, run: tuple[str, ...]) -> list[bytes]:
     return [line for part in run for line in landed_lines(landing / name / f"{part}.jsonl")]
 
 
+def _values(landing: Path, name: str, run: tuple[str, ...], registry: SchemaRegistry) -> list[bytes]:
+    """A run's records as the format's producer sends them."""
+    lines = _records(landing, name, run)
+    if not REGISTRY[name].containers:
+        return lines
+    return avro_values(name, lines, None if record_schema(name) else registry.url)
+
+
 @pytest.fixture(scope="module")
-def builds(landing: Path, broker: Broker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Build]]:
+def builds(
+    landing: Path, broker: Broker, schema_registry: SchemaRegistry, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[Build]]:
     root = tmp_path_factory.mktemp("kafka_builds")
     profiles = profiles_dir(root)
     worker = DbtWorker(root / "spark")
-    dbt_vars = {"landing_source": "kafka", "kafka_bootstrap_servers": broker.bootstrap_servers}
+    dbt_vars = {
+        "landing_source": "kafka",
+        "kafka_bootstrap_servers": broker.bootstrap_servers,
+        "kafka_schema_registry_url": schema_registry.url,
+    }
     builds = []
     try:
         for index, run in enumerate(RUNS):
             for name in FORMAT_NAMES:
-                produce(broker.bootstrap_servers, name, _records(landing, name, run))
+                produce(broker.bootstrap_servers, name, _values(landing, name, run, schema_registry))
             if index == len(RUNS) - 1:
                 key, value = KEYED_CHANGE
                 produce(broker.bootstrap_servers, TOMBSTONE_FORMAT, [value, b""], keys=[key, key])

@@ -30,6 +30,7 @@ MODELS = [
     "base_oms_avro__records",
     "stg_oms_avro__messages",
     "stg_debezium_json__messages",
+    "stg_debezium_avro__messages",
     "stg_maxwell_json__messages",
 ]
 LANDING = "file_path string, line_number int, payload string, landed_at timestamp"

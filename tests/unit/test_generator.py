@@ -934,7 +934,7 @@ def _decode(format_name: str, line: str) -> list[tuple]:
             )
             for i, data in enumerate(value["data"])
         ]
-    if format_name == "debezium_json":
+    if format_name in ("debezium_json", "debezium_avro"):
         payload = value.get("payload", value)
         if "ddl" in payload:
             return []

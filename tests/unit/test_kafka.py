@@ -14,15 +14,17 @@ from cdc_tools.kafka import landed_lines
 
 
 def test_a_format_reads_the_topic_named_as_it_unless_told_otherwise() -> None:
-    assert plan("cdc_landing", ["canal_json", "debezium_json"], {"debezium_json": r"^dbserver1\..*"}) == {
-        "canal_json": {"topics": "^canal_json$", "records": "cdc_landing.canal_json__records"},
-        "debezium_json": {"topics": r"^dbserver1\..*", "records": "cdc_landing.debezium_json__records"},
+    """And an Avro format's (one landing `containers`) values are decoded as they land."""
+    registry = {"canal_json": {"ddl": True}, "debezium_avro": {"ddl": True, "containers": "*.avro"}}
+    assert plan("cdc_landing", registry, {"debezium_avro": r"^dbserver1\..*"}) == {
+        "canal_json": {"topics": "^canal_json$", "records": "cdc_landing.canal_json__records", "avro": False},
+        "debezium_avro": {"topics": r"^dbserver1\..*", "records": "cdc_landing.debezium_avro__records", "avro": True},
     }
 
 
 def test_a_default_pattern_does_not_reach_a_topic_whose_name_holds_the_format() -> None:
     # Spark's subscribePattern finds a match anywhere in a topic's name.
-    pattern = plan("cdc_landing", ["canal_json"], {})["canal_json"]["topics"]
+    pattern = plan("cdc_landing", {"canal_json": {}}, {})["canal_json"]["topics"]
     assert re.search(pattern, "canal_json") and not re.search(pattern, "cloudcanal_json")
 
 

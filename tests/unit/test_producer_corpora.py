@@ -2,7 +2,9 @@
 its database's conformance workload, before and after its crash, and the source tables after
 it, made by `python -m cdc_tools.producers.capture`) through their format's staging, without a
 database: nothing is rejected, and the last image of each source row holds its values exactly
-but where the producer cannot say them (support.conformance.NOT_EXACT)."""
+but where the producer cannot say them (support.conformance.NOT_EXACT). Debezium's events go
+through Avro too, as its AvroConverter writes them into a sink's container files (a file per
+schema, no tombstones: a sink skips null values), and stage as debezium_avro to the same rows."""
 
 from __future__ import annotations
 
@@ -11,10 +13,13 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
+from cdc_lakehouse.avro.container import container_records
 from cdc_lakehouse.geometry import GEOMETRY_TYPES, geometry_text
-from support.compiled_models import landed_file_lines, run_compiled, seed, staged
+from cdc_tools.generator.formats import FORMATS
+from cdc_tools.generator.writer import ContainerWriter
+from support.compiled_models import LANDING, landed_file_lines, run_compiled, seed, staged
 from support.conformance import NOT_EXACT, RENAMED
 from support.source_values import differences
 
@@ -61,9 +66,39 @@ def _last_images(messages: list[dict], keys: dict[str, str]) -> dict[str, dict[s
     return rows
 
 
-@pytest.mark.parametrize("producer", CORPUS_FORMATS)
-def test_corpus_stages_every_value_exactly(spark: SparkSession, compiled: dict[str, str], producer: str) -> None:
-    format_, database, seeds = CORPUS_FORMATS[producer]
+def _as_avro_containers(spark: SparkSession, lines: list[tuple[str, str]], folder: Path) -> DataFrame:
+    """Debezium's values as a sink with the Avro converter lands them, a new file where the
+    schema changes, read back as base_debezium_avro__container_records gives them."""
+    writer = ContainerWriter(folder, 1 << 40, FORMATS["debezium_avro"].avro_record)
+    schema = None
+    for _, line in lines:
+        if line and json.loads(line)["schema"] != schema:
+            writer.roll()
+            schema = json.loads(line)["schema"]
+        if line:
+            writer.write(line)
+    writer.close()
+    rows = [
+        (f"file:{path}", number, payload, datetime(2024, 1, 1), datetime(2024, 1, 1))
+        for path in writer.files
+        for number, payload in container_records(path.read_bytes(), None)
+    ]
+    return spark.createDataFrame(rows, LANDING + ", loaded_at timestamp")
+
+
+@pytest.mark.parametrize(
+    ("producer", "format_"),
+    [(producer, format_) for producer, (format_, _, _) in CORPUS_FORMATS.items()]
+    + [
+        (producer, "debezium_avro")
+        for producer, (format_, _, _) in CORPUS_FORMATS.items()
+        if format_ == "debezium_json"
+    ],
+)
+def test_corpus_stages_every_value_exactly(
+    spark: SparkSession, compiled: dict[str, str], tmp_path: Path, producer: str, format_: str
+) -> None:
+    _, database, seeds = CORPUS_FORMATS[producer]
     files = sorted((CORPORA / producer).glob("*.jsonl"))  # before the crash, after
     lines = [(path.name, line) for path in files for line in path.read_text().splitlines()]
     source = json.loads((CORPORA / f"{database}.tables.json").read_text())["tables"]
@@ -72,6 +107,10 @@ def test_corpus_stages_every_value_exactly(spark: SparkSession, compiled: dict[s
         [(f"file:/landing/{format_}/{name}", n, line, datetime(2024, 1, 1)) for n, (name, line) in enumerate(lines, 1)],
     )
     relations = {f"cdc_landing.{format_}": landed, **{f"cdc.{name}": seed(spark, name) for name in seeds}}
+    if format_ == "debezium_avro":
+        relations[f"cdc_landing.{format_}"] = landed.where("false")
+        relations["cdc.base_debezium_avro__container_records"] = _as_avro_containers(spark, lines, tmp_path)
+        lines = [(name, line) for name, line in lines if line]
     messages = staged(run_compiled(spark, compiled[f"stg_{format_}__messages"], relations))
     assert [m for m in messages if m["disposition"] == "rejected"] == []
     assert len(messages) == len(lines)  # every line one message: none batches

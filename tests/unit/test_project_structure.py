@@ -84,7 +84,7 @@ def test_every_format_of_the_registry_has_its_parts_and_nothing_else_is_a_format
         assert (f"base_{name}__container_records" in models) == bool(entry.containers), name
         assert (name, "landed_lines") in sources, name
         assert FORMATS[name].carries_ddl == entry.ddl, name
-        assert bool(FORMATS[name].avro_schema) == bool(entry.containers), name
+        assert bool(FORMATS[name].avro_record) == bool(entry.containers), name
     assert {source for source, _ in sources} == set(registry)
 
 

@@ -1,13 +1,12 @@
 """Binary Avro object container files (`*.avro`) of a landing folder, as landing rows: one row
-per record, its payload in Avro's JSON encoding (what a JSON-encoded landed line holds), so one
-decoder serves both encodings.
+per record, its payload the record as text (what a landed line of the format holds: Avro's JSON
+encoding, or Kafka Connect's JSON for Connect's records), so one decoder serves both encodings.
 
-Spark cannot decode binary Avro here (spark-avro's jar is not shipped with pyspark), so each
-file is read whole (the landing source, Spark's `binaryFile` data source) and decoded by fastavro inside `mapInArrow`:
-one Python call per Arrow batch of files, not per row. A file that cannot be read to its end
-(corrupt, truncated, not Avro, or written with a schema that does not resolve to the expected
-one) still gives a row: the records before the damage, then one row with a NULL payload at the
-record number where reading stopped, which staging rejects with a reason.
+Each file is read whole (the landing source, Spark's `binaryFile` data source) and decoded by
+fastavro inside `mapInArrow`: one Python call per Arrow batch of files, not per row. A file that
+cannot be read to its end (corrupt, truncated, not Avro, or written with a schema that does not
+resolve to the expected one) still gives a row: the records before the damage, then one row with
+a NULL payload at the record number where reading stopped, which staging rejects with a reason.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampType
 
 from cdc_lakehouse.avro import record_schema
+from cdc_lakehouse.avro.connect import connect_json, connect_schema, without_logical_types
 from cdc_lakehouse.incremental import files_not_loaded, load_time
 
 LANDING_SCHEMA = StructType(
@@ -35,12 +35,21 @@ LANDING_SCHEMA = StructType(
 _ROWS_PER_BATCH = 10_000
 
 
-def container_records(content: bytes, schema: dict[str, Any]) -> list[tuple[int, str | None]]:
-    """(1-based record number, JSON-encoded record) for each record of one container file;
-    where reading fails, one last (record number, None)."""
+def container_records(content: bytes, schema: dict[str, Any] | None) -> list[tuple[int, str | None]]:
+    """(1-based record number, record as text) for each record of one container file, read with
+    the format's record schema (its records in Avro's JSON encoding), or with `schema` None with
+    the file's own (Kafka Connect's records, as Connect's JSON); where reading fails, one last
+    (record number, None)."""
+    texts, complete = _connect_texts(content) if schema is None else _json_encoded_texts(content, schema)
+    numbered: list[tuple[int, str | None]] = list(enumerate(texts, start=1))
+    if not complete:
+        numbered.append((len(texts) + 1, None))
+    return numbered
+
+
+def _json_encoded_texts(content: bytes, schema: dict[str, Any]) -> tuple[list[str], bool]:
     parsed = fastavro.parse_schema(schema)
     records: list[Any] = []
-    failed = False
     try:
         # Record names are kept: two union branches of the same shape (e.g. DTS BinaryGeometry
         # and BinaryObject) are told apart only by name.
@@ -57,14 +66,11 @@ def container_records(content: bytes, schema: dict[str, Any]) -> list[tuple[int,
         for record in reader:
             records.append(record)
     except Exception:  # fastavro raises many kinds (EOFError, ValueError, SchemaResolutionError...)
-        failed = True
-    numbered: list[tuple[int, str | None]] = list(enumerate(_json_lines(parsed, records), start=1))
-    if failed:
-        numbered.append((len(records) + 1, None))
-    return numbered
+        return json_encoded(parsed, records), False
+    return json_encoded(parsed, records), True
 
 
-def _json_lines(parsed_schema: dict[str, Any], records: list[Any]) -> list[str]:
+def json_encoded(parsed_schema: dict[str, Any], records: list[Any]) -> list[str]:
     """The records in Avro's JSON encoding, one string each (JSON escapes every newline)."""
     if not records:
         return []
@@ -73,7 +79,24 @@ def _json_lines(parsed_schema: dict[str, Any], records: list[Any]) -> list[str]:
     return text.getvalue().split("\n")
 
 
-def _decode_batches(schema: dict[str, Any], batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+def _connect_texts(content: bytes) -> tuple[list[str], bool]:
+    texts: list[str] = []
+    try:
+        blocks = fastavro.block_reader(io.BytesIO(content))
+        connect = connect_schema(blocks.writer_schema)
+        # Each block's records are read without logical types, as written (a Decimal's unscaled
+        # bytes, a Timestamp's milliseconds): what JsonConverter writes.
+        raw = fastavro.parse_schema(without_logical_types(blocks.writer_schema))
+        for block in blocks:
+            for _ in range(block.num_records):
+                record = fastavro.schemaless_reader(block.bytes_, raw, None, handle_unicode_errors="replace")
+                texts.append(connect_json(connect, record))
+    except Exception:
+        return texts, False
+    return texts, True
+
+
+def _decode_batches(schema: dict[str, Any] | None, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """mapInArrow body: batches of landed files in, batches of landing rows out."""
     out_schema = pa.schema([("file_path", pa.string()), ("line_number", pa.int32()), ("payload", pa.string())])
     for batch in batches:
@@ -107,7 +130,7 @@ def _landing_batch(
     )
 
 
-def landed_container_records(files: DataFrame, schema: dict[str, Any]) -> DataFrame:
+def landed_container_records(files: DataFrame, schema: dict[str, Any] | None) -> DataFrame:
     """One landing row (file_path, line_number, payload, landed_at) per record of each landed
     container file (`files`: file_path, content, landed_at)."""
     return files.select("file_path", "content", "landed_at").mapInArrow(
@@ -118,6 +141,7 @@ def landed_container_records(files: DataFrame, schema: dict[str, Any]) -> DataFr
 def new_container_records(files: DataFrame, loaded: DataFrame | None, source_format: str) -> DataFrame:
     """A format's base_<format>__container_records: the records of the container files (its
     `landed_container_files` source) not in `loaded` (the model's table in an incremental run,
-    None otherwise), read with the format's record schema and stamped with their load time."""
+    None otherwise), read with the format's record schema, or their own, stamped with their
+    load time."""
     new_files = files_not_loaded(files, loaded)
     return landed_container_records(new_files, record_schema(source_format)).withColumn("loaded_at", load_time())

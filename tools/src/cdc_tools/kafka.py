@@ -1,6 +1,6 @@
 """A single-node Kafka broker in KRaft mode (broker and controller in one JVM) on 127.0.0.1,
 from the jars `make setup` fetched into jvm/jars/kafka: no Docker, no download; and landed
-files produced into its topics, a line a record.
+files produced into its topics, a line a record (an Avro format's line as its binary record).
 
 `python -m cdc_tools.kafka up --port 9092 --data .kafka` starts one in the background (its
 process id in the data folder), `... down --data .kafka` stops it (`make kafka-up` /
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import base64
+import io
+import json
 import os
 import re
 import signal
@@ -22,6 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import fastavro
+
+from cdc_lakehouse.avro.confluent import SchemaRegistry, framed
+from cdc_tools.generator.formats import FORMATS
 from cdc_tools.producers.postgres import free_port
 
 JARS = Path("jvm/jars/kafka")  # what `make setup` fetched, from the repository's folder
@@ -137,6 +143,33 @@ def landed_lines(path: Path) -> list[bytes]:
     ending the last line."""
     data = path.read_bytes()
     return re.split(rb"\r?\n", re.sub(rb"\r?\n\Z", b"", data)) if data else []
+
+
+def avro_values(format_name: str, lines: list[bytes], registry_url: str | None = None) -> list[bytes]:
+    """What a producer of an Avro format sends for its lines (their text form): the binary
+    record each stands for, bare (DTS, OMS: a schema of their own), or in Confluent's wire format
+    with its schema registered at `registry_url` under `<format>-value`, as Debezium's
+    AvroConverter sends it. An empty line stays a tombstone."""
+    avro_record = FORMATS[format_name].avro_record
+    assert avro_record is not None, f"{format_name} is not an Avro format"
+    registry = SchemaRegistry(registry_url) if registry_url else None
+    ids: dict[str, int] = {}
+    values = []
+    for line in lines:
+        if not line:
+            values.append(b"")
+            continue
+        schema, datum = avro_record(line.decode("utf-8"))
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, fastavro.parse_schema(schema), datum)
+        if registry is None:
+            values.append(out.getvalue())
+            continue
+        key = json.dumps(schema, sort_keys=True)
+        if key not in ids:
+            ids[key] = registry.register(f"{format_name}-value", schema)
+        values.append(framed(ids[key], out.getvalue()))
+    return values
 
 
 def produce(bootstrap_servers: str, topic: str, values: list[bytes], keys: list[bytes] | None = None) -> None:

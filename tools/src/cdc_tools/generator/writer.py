@@ -28,9 +28,8 @@ import fastavro
 from fastavro.write import Writer as FastavroWriter
 from tqdm import tqdm
 
-from cdc_tools.avro_json import JsonDatums
 from cdc_tools.generator.expected import expected_row_changes, expected_schema_changes
-from cdc_tools.generator.formats import FORMATS, Encoder
+from cdc_tools.generator.formats import FORMATS, AvroRecord, Encoder
 from cdc_tools.generator.stream import (
     REDELIVERED_STATEMENTS,
     deliveries,
@@ -81,47 +80,60 @@ class RollingWriter:
 
 
 class ContainerWriter:
-    """Writes an Avro format's JSON-encoded lines as the records of binary object container
-    files part-00000.avro, part-00001.avro, ... in `folder` (one encoder serves both
-    encodings). Files roll where RollingWriter's would, counting the lines' bytes (the binary
-    form is smaller), so part-0000N.avro holds the records of part-0000N.jsonl."""
+    """Writes an Avro format's lines (their text form) as the records they stand for
+    (`avro_record`) in binary object container files part-00000.avro, part-00001.avro, ... in
+    `folder` (one encoder serves both encodings). Files roll where RollingWriter's would,
+    counting the lines' bytes (the binary form is smaller), so part-0000N.avro holds the records
+    of part-0000N.jsonl; where the records of a part have several schemas (Kafka Connect's, a
+    schema per table), as a sink does it starts a file for each other one, part-0000N-1.avro, ..."""
 
-    def __init__(self, folder: Path, max_bytes: int, schema: dict[str, Any]) -> None:
+    def __init__(self, folder: Path, max_bytes: int, avro_record: AvroRecord) -> None:
         self.folder = folder
         self.max_bytes = max_bytes
-        self.schema = fastavro.parse_schema(schema)
-        self.datums = JsonDatums(schema)
+        self.avro_record = avro_record
         self.files: list[Path] = []
-        self._out: BinaryIO | None = None
-        self._writer: FastavroWriter | None = None
+        self._writers: dict[str, FastavroWriter] = {}
+        self._outs: list[BinaryIO] = []
+        self._schema: Any = None  # the last written, which an empty part's container takes
+        self._parts: list[Path] = []
         self._size = 0
         folder.mkdir(parents=True, exist_ok=True)
 
     def write(self, line: str, copies: int = 1) -> None:
         size = (len(line.encode("utf-8")) + 1) * copies
-        if self._writer is None or (self._size and self._size + size > self.max_bytes):
+        if not self.files or (self._size and self._size + size > self.max_bytes):
             self.roll()
-        assert self._writer is not None
-        datum = self.datums(json.loads(line))
+        schema, datum = self.avro_record(line)
+        writer = self._writer(schema)
         for _ in range(copies):
-            self._writer.write(datum)
+            writer.write(datum)
         self._size += size
+
+    def _writer(self, schema: Any) -> FastavroWriter:
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._writers:
+            if self._writers:
+                self.files.append(self.folder / f"{self._parts[-1].stem}-{len(self._writers)}.avro")
+            out = self.files[-1].open("wb")
+            self._outs.append(out)
+            self._writers[key] = FastavroWriter(out, fastavro.parse_schema(schema))
+            self._schema = schema
+        return self._writers[key]
 
     def roll(self) -> None:
         self.close()
-        path = self.folder / f"part-{len(self.files):05d}.avro"
-        self.files.append(path)
-        self._out = path.open("wb")
-        self._writer = FastavroWriter(self._out, self.schema)
+        self._parts.append(self.folder / f"part-{len(self._parts):05d}.avro")
+        self.files.append(self._parts[-1])
         self._size = 0
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.flush()
-            self._writer = None
-        if self._out is not None:
-            self._out.close()
-            self._out = None
+        if self.files and not self._writers and self._schema is not None:
+            self._writer(self._schema)  # a part without records is an empty container, not an empty file
+        for writer in self._writers.values():
+            writer.flush()
+        for out in self._outs:
+            out.close()
+        self._writers, self._outs = {}, []
 
 
 @dataclass
@@ -152,8 +164,8 @@ def generate(
     the Avro formats as JSON-encoded lines, or as binary container files."""
     encoders: list[Encoder] = [FORMATS[name] for name in formats]
     writers: dict[str, RollingWriter | ContainerWriter] = {
-        e.name: ContainerWriter(out / e.name, max_file_bytes, e.avro_schema)
-        if e.avro_schema is not None and avro_encoding == "binary"
+        e.name: ContainerWriter(out / e.name, max_file_bytes, e.avro_record)
+        if e.avro_record is not None and avro_encoding == "binary"
         else RollingWriter(out / e.name, max_file_bytes)
         for e in encoders
     }

@@ -2,25 +2,48 @@
 `CARRIES_DDL`, `encode(statement) -> list[str]` (the landed lines the statement becomes, in
 order) and `RULES` (its messages' `mutation_rules.FormatRules`, for the hostile-input test).
 
-A format that lands binary records (the Avro formats: oms_avro, dts_avro) gives its records'
-text form (Avro's JSON encoding) as lines, plus `AVRO_SCHEMA` (its record schema as JSON) with
-which the writer can land the same records as binary container files. `FORMATS` holds every
-module of the package, so a new format's module is all the generator needs.
+A format that lands binary records (the Avro formats) gives its records' text form as lines,
+with which the writer can land the same records as binary container files: Avro's JSON encoding
+of `AVRO_SCHEMA` (its record schema as JSON: oms_avro, dts_avro), or Kafka Connect's JSON, each
+record with its schema (`AVRO_FROM_CONNECT`: debezium_avro). `FORMATS` holds every module of the
+package, so a new format's module is all the generator needs.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, get_args
 
+from cdc_lakehouse.avro.connect import avro_datum, avro_schema
+from cdc_tools.avro_json import JsonDatums
 from cdc_tools.generator.model import DdlKind, Statement
 from cdc_tools.generator.mutation_rules import FormatRules
 
 ALL_DDL_KINDS = frozenset(get_args(DdlKind))
+# A line as the Avro record it stands for: (its schema, its datum).
+AvroRecord = Callable[[str], tuple[Any, Any]]
+
+
+def _json_encoded(schema: dict[str, Any]) -> AvroRecord:
+    datums = JsonDatums(schema)
+    return lambda line: (schema, datums(json.loads(line)))
+
+
+def _connect(line: str) -> tuple[Any, Any]:
+    record = json.loads(line)
+    return avro_schema(record["schema"]), avro_datum(record["schema"], record["payload"])
+
+
+def _avro_record(module: ModuleType) -> AvroRecord | None:
+    if getattr(module, "AVRO_FROM_CONNECT", False):
+        return _connect
+    schema = getattr(module, "AVRO_SCHEMA", None)
+    return None if schema is None else _json_encoded(schema)
 
 
 @dataclass(frozen=True)
@@ -39,7 +62,7 @@ class Encoder:
     carries_ddl: bool
     encode: Callable[[Statement], list[str]]
     rules: FormatRules
-    avro_schema: dict[str, Any] | None = None
+    avro_record: AvroRecord | None = None
     event_time_resolution_ms: int = 1
     carries_emit_time: bool = True
     carries_old_images: bool = True
@@ -54,7 +77,7 @@ class Encoder:
             module.CARRIES_DDL,
             module.encode,
             module.RULES,
-            getattr(module, "AVRO_SCHEMA", None),
+            _avro_record(module),
             getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
             getattr(module, "CARRIES_EMIT_TIME", True),
             getattr(module, "CARRIES_OLD_IMAGES", True),

@@ -151,6 +151,27 @@ _SOURCE_SCHEMA = {
     ],
 }
 
+# Debezium's schema of a column in `tableChanges` (ConnectTableChangeSerializer).
+_COLUMN_SCHEMA = {
+    "type": "struct",
+    "name": "io.debezium.connector.schema.Column",
+    "optional": False,
+    "fields": [
+        {"type": "string", "optional": False, "field": "name"},
+        {"type": "int32", "optional": False, "field": "jdbcType"},
+        {"type": "int32", "optional": True, "field": "nativeType"},
+        {"type": "string", "optional": False, "field": "typeName"},
+        {"type": "string", "optional": True, "field": "typeExpression"},
+        {"type": "string", "optional": True, "field": "charsetName"},
+        {"type": "int32", "optional": True, "field": "length"},
+        {"type": "int32", "optional": True, "field": "scale"},
+        {"type": "int32", "optional": False, "field": "position"},
+        {"type": "boolean", "optional": True, "field": "optional"},
+        {"type": "boolean", "optional": True, "field": "autoIncremented"},
+        {"type": "boolean", "optional": True, "field": "generated"},
+    ],
+}
+
 _CHANGE_SCHEMA = {
     "type": "struct",
     "name": "io.debezium.connector.mysql.SchemaChangeValue",
@@ -177,7 +198,21 @@ _CHANGE_SCHEMA = {
                         "name": "io.debezium.connector.schema.Table",
                         "optional": True,
                         "field": "table",
-                        "fields": [],
+                        "fields": [
+                            {"type": "string", "optional": True, "field": "defaultCharsetName"},
+                            {
+                                "type": "array",
+                                "items": {"type": "string", "optional": False},
+                                "optional": True,
+                                "field": "primaryKeyColumnNames",
+                            },
+                            {
+                                "type": "array",
+                                "items": _COLUMN_SCHEMA,
+                                "optional": False,
+                                "field": "columns",
+                            },
+                        ],
                     },
                 ],
             },
@@ -218,10 +253,14 @@ def _envelope_schema_json(table: Table) -> str:
             {"type": "int64", "optional": True, "field": "ts_ms"},
             {
                 "type": "struct",
+                "name": "event.block",
+                "version": 1,
                 "optional": True,
                 "field": "transaction",
                 "fields": [
                     {"type": "string", "optional": False, "field": "id"},
+                    {"type": "int64", "optional": False, "field": "total_order"},
+                    {"type": "int64", "optional": False, "field": "data_collection_order"},
                 ],
             },
         ],
@@ -293,8 +332,10 @@ def _table_change(statement: Statement) -> list[dict[str, Any]]:
     ]
 
 
-def encode(statement: Statement) -> list[str]:
-    with_schema = statement.seq % 2 == 0
+def encode(statement: Statement, with_schema: bool | None = None) -> list[str]:
+    """The statement's lines: with their schema on even statements and bare on odd ones, unless
+    `with_schema` says."""
+    with_schema = statement.seq % 2 == 0 if with_schema is None else with_schema
     change = statement.schema_change
     if change is not None:
         payload = {
