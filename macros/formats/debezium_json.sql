@@ -267,9 +267,10 @@ spelled as (
         {{ debezium_json_operation('event_kind', 'event.op', 'table_change.type', 'sql_text') }} as operation,
         {{ debezium_json_database_name('event', 'is_postgres') }} as database_name,
         -- A statement on many tables (RENAME TABLE a TO b, c TO d) is an event per table, each
-        -- naming them all in `source.table` ("b,d") and its own in `tableChanges` ("shop"."b").
+        -- naming them all in `source.table` ("b,d") and its own in `tableChanges` ("shop"."b",
+        -- unescaped: the table is what follows the database).
         coalesce(
-            nullif(regexp_extract(get_json_object(event.tableChanges, '$[0].id'), '"([^"]*)"$', 1), ''),
+            nullif(regexp_extract(get_json_object(event.tableChanges, '$[0].id'), '^"[^"]*"\\."(.*)"$', 1), ''),
             nullif(event.source.table, '')
         ) as table_name,
         {{ epoch_to_timestamp('event.source.ts_ms') }} as event_at,

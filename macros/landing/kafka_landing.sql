@@ -43,6 +43,12 @@
 {%- endmacro %}
 
 
+{#- The landed file a run's read of a topic partition is: kafka:<topic>/<partition>/<first offset>. -#}
+{% macro kafka_read_file_path(topic, partition, first_offset) -%}
+    concat('kafka:', {{ topic }}, '/', {{ partition }}, '/', {{ first_offset }})
+{%- endmacro %}
+
+
 {#- The views of a format's landing from Kafka (qualified name to DDL), as a landing of files
     gives them: what one run read of a topic partition is one landed file (`file_path`
     kafka:<topic>/<partition>/<first offset>, landed when read), its records its lines (the
@@ -56,7 +62,7 @@
     {%- set definitions = {
         view: 'create or replace view ' ~ view ~ ' as
             select
-                concat(\'kafka:\', `topic`, \'/\', `partition`, \'/\', first_offset) as file_path,
+                ' ~ kafka_read_file_path('`topic`', '`partition`', 'first_offset') ~ ' as file_path,
                 cast(`offset` - first_offset + 1 as int) as line_number,
                 ' ~ ("if(`value` is null, \'\', value_text)" if var('cdc_formats')[format].containers
                     else "coalesce(cast(`value` as string), \'\')") ~ ' as payload,

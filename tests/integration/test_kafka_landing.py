@@ -37,16 +37,11 @@ STATEMENTS = 300
 SEED = 20240101
 # The generator's parts are its producer sessions (each after a restart); each build reads two.
 RUNS = (("part-00000", "part-00001"), ("part-00002", "part-00003"))
-TOMBSTONE_FORMAT = "debezium_json"
 # A Debezium change of a table no DDL and no var names a key for, its key in the record's key
 # only, produced after the stream, then a tombstone of that key (a null value, which Debezium
-# sends after a delete): skipped, and counted.
-KEYED_CHANGE = (
-    b'{"id":7}',
-    b'{"before":null,"after":{"id":7,"note":"keyed"},"source":{"connector":"mysql","db":"shop",'
-    b'"table":"keyed_by_kafka","file":"mysql-bin.000009","pos":4,"row":0,"ts_ms":1704067200000},'
-    b'"op":"c","ts_ms":1704067200000}',
-)
+# sends after a delete): skipped, and counted. As JSON without schemas, and in Avro.
+KEYED_CHANGE = json.loads((Path(__file__).parent / "data" / "debezium_keyed_change.json").read_text())
+KEYED_FORMATS = ("debezium_json", "debezium_avro")
 # Where a change carries no source coordinates, its landed file tells a restart's copy of it from
 # a new change (docs/identity-and-order.md): from Kafka, a run's read is the file, and the copies
 # of the generator's restarts are read in the same run as their originals, with other changes of
@@ -94,6 +89,17 @@ def _values(landing: Path, name: str, run: tuple[str, ...], registry: SchemaRegi
     return avro_values(name, lines, None if record_schema(name) else registry.url)
 
 
+def _keyed_change(name: str, registry: SchemaRegistry) -> tuple[bytes, bytes]:
+    """The keyed change's key and value as the format's producer sends them: JSON without
+    schemas, or Avro."""
+    key, value = KEYED_CHANGE["key"], KEYED_CHANGE["value"]
+    if name == "debezium_json":
+        return json.dumps(key["payload"]).encode(), json.dumps(value["payload"]).encode()
+    [avro_key] = avro_values(name, [json.dumps(key).encode()], registry.url, subject=f"{name}-key")
+    [avro_value] = avro_values(name, [json.dumps(value).encode()], registry.url)
+    return avro_key, avro_value
+
+
 @pytest.fixture(scope="module")
 def builds(
     landing: Path, broker: Broker, schema_registry: SchemaRegistry, tmp_path_factory: pytest.TempPathFactory
@@ -112,8 +118,9 @@ def builds(
             for name in FORMAT_NAMES:
                 produce(broker.bootstrap_servers, name, _values(landing, name, run, schema_registry))
             if index == len(RUNS) - 1:
-                key, value = KEYED_CHANGE
-                produce(broker.bootstrap_servers, TOMBSTONE_FORMAT, [value, b""], keys=[key, key])
+                for name in KEYED_FORMATS:
+                    key, value = _keyed_change(name, schema_registry)
+                    produce(broker.bootstrap_servers, name, [value, b""], keys=[key, key])
             build = Build(
                 f"kafka run {index + 1}",
                 root / f"run{index + 1}",
@@ -148,9 +155,12 @@ def _row_changes(builds: list[Build], landing: Path, format_name: str) -> tuple[
 
 
 def test_a_debezium_key_comes_from_the_record_key(builds: list[Build]) -> None:
+    """From a JSON key, and from an Avro key in Confluent's wire format."""
     facts = builds[-1].marts()["fct_row_changes"]
-    keyed = [(r["operation"], r["primary_key"]) for r in facts if r["table_name"] == "keyed_by_kafka"]
-    assert keyed == [("INSERT", '{"id":"7"}')]
+    keyed = [
+        (r["source_format"], r["operation"], r["primary_key"]) for r in facts if r["table_name"] == "keyed_by_kafka"
+    ]
+    assert sorted(keyed) == [(name, "INSERT", '{"id":"7"}') for name in sorted(KEYED_FORMATS)]
 
 
 def test_row_changes_equal_the_expected_row_changes(builds: list[Build], landing: Path, format_name: str) -> None:
@@ -176,7 +186,7 @@ def test_each_run_lands_what_is_new_as_one_file(builds: list[Build], landing: Pa
     """A run reads from where the last one stopped: its read of the topic's partition is one
     landed file (kafka:<topic>/0/<first offset>) holding every record it read."""
     sizes = [len(_records(landing, format_name, run)) for run in RUNS]
-    sizes[-1] += 2 * (format_name == TOMBSTONE_FORMAT)
+    sizes[-1] += 2 * (format_name in KEYED_FORMATS)
     reads = sorted(
         (r for r in builds[-1].query("select * from cdc.base_kafka__reads") if r["source_format"] == format_name),
         key=lambda r: r["first_offset"],
@@ -202,7 +212,7 @@ def test_every_record_is_accounted_for(builds: list[Build], landing: Path, forma
         assert counts["messages"] == (
             counts["row_change_messages"] + counts["schema_change_messages"] + counts["skipped_messages"]
         )
-    if format_name == TOMBSTONE_FORMAT:
+    if format_name in KEYED_FORMATS:
         assert sum(counts["skipped_messages"] for counts in reconciliation) == 1
     redelivered = json.loads((landing / EXPECTED_FOLDER / REDELIVERED_CHANGES_FILE).read_text())[format_name]
     expected, actual = _row_changes(builds, landing, format_name)

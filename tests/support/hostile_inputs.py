@@ -55,6 +55,7 @@ from cdc_tools.generator.mutation_rules import (
     get,
     put,
     rejected,
+    skipped,
     used,
 )
 from cdc_tools.generator.stream import CUSTOMERS, IMPORT_BATCH, NOTES, ORDERS
@@ -224,6 +225,8 @@ def _rename(rules: FormatRules, message: Message, database: str, table: str) -> 
         if get(root, rules.table):
             put(root, rules.table, table)
             facts["table_name"] = table
+        if rules.rename_table:
+            rules.rename_table(message, database, table)
     return facts
 
 
@@ -268,7 +271,8 @@ def missing_field(rules: FormatRules, sources: list[Source]) -> st.SearchStrateg
             delete(root, path)
         else:
             put(root, path, None)
-        expected = used(kind) if reason is None else rejected(reason)
+        # A field's absence may make a message a control one (a Debezium table statement's table).
+        expected = used(kind) if reason is None else skipped(reason) if reason == "control_event" else rejected(reason)
         return _mutant(rules, "missing_field", message, expected)
 
     return strategy()

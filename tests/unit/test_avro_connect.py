@@ -15,8 +15,7 @@ import fastavro
 import pytest
 from pyspark.sql import SparkSession
 
-from cdc_lakehouse.avro.confluent import SchemaRegistry as RegistryClient
-from cdc_lakehouse.avro.confluent import body, framed, schema_id
+from cdc_lakehouse.avro.confluent import RegistryClient, body, framed, schema_id
 from cdc_lakehouse.avro.connect import avro_datum, avro_schema, connect_json, connect_schema, without_logical_types
 from cdc_lakehouse.avro.container import container_records
 from cdc_lakehouse.avro.values import with_texts

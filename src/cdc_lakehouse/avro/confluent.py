@@ -33,8 +33,9 @@ def framed(schema_id: int, avro_body: bytes) -> bytes:
     return _HEADER.pack(MAGIC_BYTE, schema_id) + avro_body
 
 
-class SchemaRegistry:
-    """A schema registry's REST API at `url` (credentials, if any, as the URL's user info)."""
+class RegistryClient:
+    """A schema registry's REST API at `url` (credentials, if any, as the URL's user info):
+    what a reader needs, and a producer's registration."""
 
     def __init__(self, url: str) -> None:
         parts = urllib.parse.urlsplit(url)

@@ -6,7 +6,8 @@ int8 and int16, `connect.default`), an optional schema a union with null.
 Reading turns an Avro record back into what Kafka Connect's JsonConverter writes for the same
 record, `{"schema": ..., "payload": ...}`: Debezium's JSON staging then reads Avro as it reads
 JSON. Bytes (and Decimal, whose unscaled bytes it is) become base64 and a float32 its shortest
-decimal, as JsonConverter writes them. Writing (Connect JSON to an Avro schema and datum) serves the producers of the tests."""
+decimal, as JsonConverter writes them. Writing (Connect JSON to an Avro schema and datum) serves
+the tests' producers and the generator."""
 
 from __future__ import annotations
 

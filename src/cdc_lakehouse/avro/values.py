@@ -20,7 +20,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
-from cdc_lakehouse.avro.confluent import SchemaRegistry, body, schema_id
+from cdc_lakehouse.avro.confluent import RegistryClient, body, schema_id
 from cdc_lakehouse.avro.connect import connect_json, connect_schema, without_logical_types
 from cdc_lakehouse.avro.container import json_encoded
 
@@ -28,7 +28,8 @@ Decoder = Callable[[bytes], str]
 
 
 def _schema_id(column: str) -> Column:
-    """The schema id a framed binary column names, else NULL (in SQL: no row is decoded here)."""
+    """The schema id a framed binary column names, else NULL: found in Spark SQL, no record
+    decoded."""
     framed = (F.length(column) >= 5) & (F.substring(column, 1, 1) == F.unhex(F.lit("00")))
     return F.when(framed, F.conv(F.hex(F.substring(column, 2, 4)), 16, 10).cast("long"))
 
@@ -44,7 +45,7 @@ def registry_schemas(records: DataFrame, registry_url: str) -> dict[int, dict[st
     ]
     if ids and not registry_url:
         raise ValueError("Kafka records name schemas in a registry: set var kafka_schema_registry_url (docs/kafka.md)")
-    return SchemaRegistry(registry_url).schemas(ids) if ids else {}
+    return RegistryClient(registry_url).schemas(ids) if ids else {}
 
 
 def fixed_schema_decoder(schema: dict[str, Any]) -> Decoder:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import fastavro
 
-from cdc_lakehouse.avro.confluent import SchemaRegistry, framed
+from cdc_lakehouse.avro.confluent import RegistryClient, framed
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.producers.postgres import free_port
 
@@ -145,14 +145,16 @@ def landed_lines(path: Path) -> list[bytes]:
     return re.split(rb"\r?\n", re.sub(rb"\r?\n\Z", b"", data)) if data else []
 
 
-def avro_values(format_name: str, lines: list[bytes], registry_url: str | None = None) -> list[bytes]:
+def avro_values(
+    format_name: str, lines: list[bytes], registry_url: str | None = None, subject: str | None = None
+) -> list[bytes]:
     """What a producer of an Avro format sends for its lines (their text form): the binary
     record each stands for, bare (DTS, OMS: a schema of their own), or in Confluent's wire format
-    with its schema registered at `registry_url` under `<format>-value`, as Debezium's
-    AvroConverter sends it. An empty line stays a tombstone."""
+    with its schema registered at `registry_url` under `subject` (default `<format>-value`), as
+    Debezium's AvroConverter sends it. An empty line stays a tombstone."""
     avro_record = FORMATS[format_name].avro_record
     assert avro_record is not None, f"{format_name} is not an Avro format"
-    registry = SchemaRegistry(registry_url) if registry_url else None
+    registry = RegistryClient(registry_url) if registry_url else None
     ids: dict[str, int] = {}
     values = []
     for line in lines:
@@ -167,7 +169,7 @@ def avro_values(format_name: str, lines: list[bytes], registry_url: str | None =
             continue
         key = json.dumps(schema, sort_keys=True)
         if key not in ids:
-            ids[key] = registry.register(f"{format_name}-value", schema)
+            ids[key] = registry.register(subject or f"{format_name}-value", schema)
         values.append(framed(ids[key], out.getvalue()))
     return values
 

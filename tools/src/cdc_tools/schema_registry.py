@@ -1,7 +1,7 @@
 """A schema registry for tests: the part of Confluent's REST API that Avro producers and the
 project use (register a subject's schema, read a schema by id), in memory, on 127.0.0.1.
 
-Karapace is no longer published on PyPI and Apicurio's registry is a Quarkus application that
+Karapace is not published on PyPI and Apicurio's registry is a Quarkus application that
 Maven's jars do not run as they are, so the tests serve the API themselves; a deployment points
 var `kafka_schema_registry_url` at its own registry (docs/kafka.md)."""
 

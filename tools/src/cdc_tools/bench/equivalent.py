@@ -224,6 +224,8 @@ FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "oms_avro": oms_spelling(),
 }
+# Debezium's Avro lands its records as Kafka Connect's JSON: Debezium JSON with its schema.
+FORMATS["debezium_avro"] = FORMATS["debezium_json"]
 
 
 def oms_shard_images(messages: DataFrame) -> DataFrame:
@@ -267,7 +269,7 @@ def spelled(spark: SparkSession, name: str, folder: Path) -> tuple[DataFrame, Da
     lines = spark.read.text(str(folder)).select(
         "value", F.col("_metadata.file_path"), F.monotonically_increasing_id().alias("line_id")
     )
-    if name in ("debezium_json", "debezium_flat_json"):
+    if name in ("debezium_json", "debezium_flat_json", "debezium_avro"):
         lines = lines.withColumn("value", F.expr(CONNECT_VALUE))
     corrupt = f"{schema[:-1]}, _corrupt_record: string>" if schema.startswith("struct") else schema
     message = F.from_json("value", corrupt)

@@ -33,6 +33,10 @@ def rejected(reason: str, message_index: int | None = 0) -> Expected:
     return {message_index: frozenset({("rejected", reason)})}
 
 
+def skipped(reason: str) -> Expected:
+    return {0: frozenset({("skipped", reason)})}
+
+
 @dataclass(frozen=True)
 class EventTime:
     """Where the staging reads a message's event time (relative to `FormatRules.root`) and how
@@ -70,6 +74,8 @@ class FormatRules:
     # A column NULL in every row image (as the format spells NULL), or (True) left out of them.
     null_column: Callable[[Message, str, bool], None] | None = None
     container_mutations: tuple[str, ...] = ()  # the classes of its binary container files
+    # Where a message names its table besides `table` (Debezium's `tableChanges` ids), renamed too.
+    rename_table: Callable[[Message, str, str], None] | None = None
 
 
 def get(message: Message, path: Path) -> Any:

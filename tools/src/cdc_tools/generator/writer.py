@@ -200,8 +200,10 @@ def generate(
             for encoder in encoders:
                 writer, count = writers[encoder.name], counts[encoder.name]
                 lines = encoder.encode(statement)
+                first_file = None  # a statement's lines may span files: a restart re-sends from its first
                 for line in lines:
                     writer.write(line, copies)  # one file holds a line and its retry copy
+                    first_file = len(writer.files) - 1 if first_file is None else first_file
                 count.lines += len(lines) * copies
                 file = len(writer.files) - 1
                 sent_schema_changes = encoder.sent_schema_changes(schema_changes)
@@ -210,7 +212,7 @@ def generate(
                     count.restarts[-1] = (count.restarts[-1][0], file)
                     count.redelivered_changes += len(row_changes) + len(sent_schema_changes)
                     continue
-                placed[encoder.name].append(file)
+                placed[encoder.name].append(file if first_file is None else first_file)
                 encoder_rows = row_lines if encoder.keeps_facts else [_jsonl(encoder.expected(r)) for r in row_changes]
                 rows_out, schema_out = expected[encoder.name]
                 rows_out.writelines(encoder_rows)

@@ -26,6 +26,7 @@ are ALTER table changes, as in Debezium; the DDL kind is only in the `ddl` text.
 from __future__ import annotations
 
 import base64
+import re
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -381,6 +382,9 @@ def _debezium_missing(message: Message, path: Path) -> str | None:
             return "missing_database"
         if path == ("databaseName",) and not get(payload, ("source", "db")):
             return "missing_database"
+        table_gone = path in (("source",), ("source", "table"))
+        if table_gone and not payload.get("tableChanges") and _is_table_statement(payload):
+            return "control_event"  # as the connector sends a statement its schema history holds
         return "missing_sql" if path == ("ddl",) and not payload.get("tableChanges") else None
     if path == ("op",):
         return "missing_event_type"
@@ -393,6 +397,17 @@ def _debezium_missing(message: Message, path: Path) -> str | None:
     if path == ("before",):
         return {"d": "missing_row_image", "u": "missing_old_image"}.get(op)
     return None
+
+
+def _is_table_statement(payload: Message) -> bool:
+    return bool(re.match(r"\s*(alter|create|drop|rename|truncate)\s+table\b", payload.get("ddl") or "", re.IGNORECASE))
+
+
+def _debezium_rename(message: Message, database: str, table: str) -> None:
+    """A schema change names its table in its `tableChanges` ids too ("db"."table"), and first."""
+    for change in _debezium_root(message).get("tableChanges") or []:
+        if isinstance(change, dict) and change.get("id"):
+            change["id"] = f'"{database}"."{table}"'
 
 
 def _debezium_add_column(message: Message, column: str, value: Any) -> None:
@@ -436,4 +451,5 @@ RULES = FormatRules(
     root=_debezium_root,
     event_time=EventTime(("source", "ts_ms"), lambda epoch_ms: epoch_ms),
     null_column=null_in_images("before", "after", root=_debezium_root),
+    rename_table=_debezium_rename,
 )
