@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import struct
+from collections.abc import Callable
 from typing import Any
 
 _PRIMITIVES = {
@@ -119,23 +120,31 @@ def without_logical_types(avro: Any) -> Any:
     }
 
 
-def json_value(schema: dict[str, Any], datum: Any) -> Any:
-    """A decoded Avro datum as JsonConverter writes its value by its Connect schema: bytes as
-    base64, a float32 as the shortest decimal that is that float (as Java writes it)."""
-    if datum is None:
+def _by_schema(schema: dict[str, Any], value: Any, leaf: Callable[[dict[str, Any], Any], Any]) -> Any:
+    """`value` walked by its Connect schema, `leaf` taking each value that is not NULL, a
+    struct, an array or a map."""
+    if value is None:
         return None
     kind = schema["type"]
     if kind == "struct":
-        return {field["field"]: json_value(field, datum.get(field["field"])) for field in schema["fields"]}
+        return {field["field"]: _by_schema(field, value.get(field["field"]), leaf) for field in schema["fields"]}
     if kind == "array":
-        return [json_value(schema["items"], item) for item in datum]
+        return [_by_schema(schema["items"], item, leaf) for item in value]
     if kind == "map":
-        return {key: json_value(schema["values"], item) for key, item in datum.items()}
+        return {key: _by_schema(schema["values"], item, leaf) for key, item in value.items()}
+    return leaf(schema, value)
+
+
+def _json_leaf(schema: dict[str, Any], datum: Any) -> Any:
     if isinstance(datum, bytes):
         return base64.b64encode(datum).decode("ascii")
-    if kind == "float32":
-        return _shortest_float32(datum)
-    return datum
+    return _shortest_float32(datum) if schema["type"] == "float32" else datum
+
+
+def json_value(schema: dict[str, Any], datum: Any) -> Any:
+    """A decoded Avro datum as JsonConverter writes its value by its Connect schema: bytes as
+    base64, a float32 as the shortest decimal that is that float (as Java writes it)."""
+    return _by_schema(schema, datum, _json_leaf)
 
 
 def _shortest_float32(value: float) -> float:
@@ -205,15 +214,6 @@ def _avro_field(connect: dict[str, Any], defined: set[str]) -> dict[str, Any]:
 
 def avro_datum(connect: dict[str, Any], value: Any) -> Any:
     """A JsonConverter payload as the datum AvroData writes for it (base64 to bytes)."""
-    if value is None:
-        return None
-    kind = connect["type"]
-    if kind == "struct":
-        return {field["field"]: avro_datum(field, value.get(field["field"])) for field in connect["fields"]}
-    if kind == "array":
-        return [avro_datum(connect["items"], item) for item in value]
-    if kind == "map":
-        return {key: avro_datum(connect["values"], item) for key, item in value.items()}
-    if kind == "bytes":
-        return base64.b64decode(value)
-    return value
+    return _by_schema(
+        connect, value, lambda schema, leaf: base64.b64decode(leaf) if schema["type"] == "bytes" else leaf
+    )
