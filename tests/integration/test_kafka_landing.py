@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from cdc_lakehouse.avro import record_schema
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
 from cdc_tools.kafka import Broker, avro_values, landed_lines, produce
 from cdc_tools.registry import project_formats
@@ -71,10 +70,8 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
 
 @pytest.fixture(scope="module")
 def schema_registry() -> Iterator[SchemaRegistry]:
-    registry = SchemaRegistry()
-    registry.start()
-    yield registry
-    registry.stop()
+    with SchemaRegistry() as registry:
+        yield registry
 
 
 def _records(landing: Path, name: str, run: tuple[str, ...]) -> list[bytes]:
@@ -86,7 +83,7 @@ def _values(landing: Path, name: str, run: tuple[str, ...], registry: SchemaRegi
     lines = _records(landing, name, run)
     if not REGISTRY[name].containers:
         return lines
-    return avro_values(name, lines, None if record_schema(name) else registry.url)
+    return avro_values(name, lines, registry.url)
 
 
 def _keyed_change(name: str, registry: SchemaRegistry) -> tuple[bytes, bytes]:

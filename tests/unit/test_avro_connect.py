@@ -175,10 +175,8 @@ def _avro_writable(payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def registry() -> Iterator[SchemaRegistry]:
-    server = SchemaRegistry()
-    server.start()
-    yield server
-    server.stop()
+    with SchemaRegistry() as server:
+        yield server
 
 
 def test_confluents_wire_format_names_its_schema() -> None:

@@ -15,7 +15,9 @@ import base64
 import json
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import IO, Any
+
+import fastavro
 
 _PRIMITIVES = {
     "int": "int32",
@@ -163,6 +165,19 @@ def connect_json(schema: dict[str, Any], datum: Any) -> str:
     """A record as JsonConverter writes it with schemas: its Connect schema and its payload."""
     payload = json_value(schema, datum)
     return json.dumps({"schema": schema, "payload": payload}, ensure_ascii=False, separators=(",", ":"))
+
+
+def connect_reader(writer_schema: Any) -> Callable[[IO[bytes]], str]:
+    """Reads a record written with `writer_schema` from a stream, as Kafka Connect's JSON: each
+    value as written, without logical types (a Decimal's unscaled bytes, a Timestamp's
+    milliseconds), as JsonConverter writes them."""
+    connect = connect_schema(writer_schema)
+    raw = fastavro.parse_schema(without_logical_types(writer_schema))
+
+    def read(stream: IO[bytes]) -> str:
+        return connect_json(connect, fastavro.schemaless_reader(stream, raw, None, handle_unicode_errors="replace"))
+
+    return read
 
 
 def avro_schema(connect: dict[str, Any], defined: set[str] | None = None) -> Any:

@@ -21,7 +21,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampType
 
 from cdc_lakehouse.avro import record_schema
-from cdc_lakehouse.avro.connect import connect_json, connect_schema, without_logical_types
+from cdc_lakehouse.avro.connect import connect_reader
 from cdc_lakehouse.incremental import files_not_loaded, load_time
 
 LANDING_SCHEMA = StructType(
@@ -83,14 +83,9 @@ def _connect_texts(content: bytes) -> tuple[list[str], bool]:
     texts: list[str] = []
     try:
         blocks = fastavro.block_reader(io.BytesIO(content))
-        connect = connect_schema(blocks.writer_schema)
-        # Each block's records are read without logical types, as written (a Decimal's unscaled
-        # bytes, a Timestamp's milliseconds): what JsonConverter writes.
-        raw = fastavro.parse_schema(without_logical_types(blocks.writer_schema))
+        read = connect_reader(blocks.writer_schema)
         for block in blocks:
-            for _ in range(block.num_records):
-                record = fastavro.schemaless_reader(block.bytes_, raw, None, handle_unicode_errors="replace")
-                texts.append(connect_json(connect, record))
+            texts += [read(block.bytes_) for _ in range(block.num_records)]
     except Exception:
         return texts, False
     return texts, True

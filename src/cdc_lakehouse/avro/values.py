@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from cdc_lakehouse.avro.confluent import RegistryClient, body, schema_id
-from cdc_lakehouse.avro.connect import connect_json, connect_schema, without_logical_types
+from cdc_lakehouse.avro.connect import connect_reader
 from cdc_lakehouse.avro.container import json_encoded
 
 Decoder = Callable[[bytes], str]
@@ -66,17 +66,13 @@ def fixed_schema_decoder(schema: dict[str, Any]) -> Decoder:
 
 def registry_decoder(schemas: dict[int, dict[str, Any]]) -> Decoder:
     """A message in Confluent's wire format, as Kafka Connect's JSON."""
-    readers = {
-        key: (fastavro.parse_schema(without_logical_types(schema)), connect_schema(schema))
-        for key, schema in schemas.items()
-    }
+    readers = {key: connect_reader(schema) for key, schema in schemas.items()}
 
     def decode(message: bytes) -> str:
-        parsed, connect = readers[schema_id(message)]  # type: ignore[index]
         stream = io.BytesIO(body(message))
-        record = fastavro.schemaless_reader(stream, parsed, None, handle_unicode_errors="replace")
+        text = readers[schema_id(message)](stream)  # type: ignore[index]
         _read_to_end(stream, body(message))
-        return connect_json(connect, record)
+        return text
 
     return decode
 

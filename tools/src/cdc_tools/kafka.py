@@ -26,6 +26,7 @@ from pathlib import Path
 
 import fastavro
 
+from cdc_lakehouse.avro import record_schema
 from cdc_lakehouse.avro.confluent import RegistryClient, framed
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.producers.postgres import free_port
@@ -149,12 +150,16 @@ def avro_values(
     format_name: str, lines: list[bytes], registry_url: str | None = None, subject: str | None = None
 ) -> list[bytes]:
     """What a producer of an Avro format sends for its lines (their text form): the binary
-    record each stands for, bare (DTS, OMS: a schema of their own), or in Confluent's wire format
-    with its schema registered at `registry_url` under `subject` (default `<format>-value`), as
-    Debezium's AvroConverter sends it. An empty line stays a tombstone."""
+    record each stands for, bare where the format has a record schema (DTS, OMS), else in
+    Confluent's wire format with its schema registered at `registry_url` under `subject` (default
+    `<format>-value`), as Debezium's AvroConverter sends it. An empty line stays a tombstone."""
     avro_record = FORMATS[format_name].avro_record
     assert avro_record is not None, f"{format_name} is not an Avro format"
-    registry = RegistryClient(registry_url) if registry_url else None
+    registry = None
+    if record_schema(format_name) is None:
+        if not registry_url:
+            raise ValueError(f"{format_name}'s records name their schemas in a registry: give its URL")
+        registry = RegistryClient(registry_url)
     ids: dict[str, int] = {}
     values = []
     for line in lines:

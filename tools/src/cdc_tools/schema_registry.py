@@ -18,7 +18,7 @@ _SCHEMA_BY_ID = re.compile(r"^/schemas/ids/(\d+)$")
 
 
 class SchemaRegistry:
-    """Started with `start()` on a free port (`url`); `stop()` ends it. A schema has one id
+    """Started with `start()` on a free port (`url`), `stop()` ends it (or `with`). A schema has one id
     whatever the subjects that register it, as in Confluent's registry."""
 
     def __init__(self) -> None:
@@ -78,3 +78,10 @@ class SchemaRegistry:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+    def __enter__(self) -> SchemaRegistry:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
