@@ -124,7 +124,7 @@
 {% macro debezium_json_operation(event_kind, op, table_change_type, sql_text) -%}
     case
         when {{ event_kind }} = 'row_change' then case {{ op }} when 'u' then 'UPDATE' when 'd' then 'DELETE' else 'INSERT' end
-        when {{ event_kind }} != 'schema_change' then null
+        when coalesce({{ event_kind }}, '') != 'schema_change' then null
         when {{ op }} = 't' then 'TRUNCATE'
         when {{ ddl_kind_from_sql(sql_text) }} in ('RENAME', 'CREATE_INDEX', 'DROP_INDEX') then {{ ddl_kind_from_sql(sql_text) }}
         when {{ table_change_type }} in ('CREATE', 'ALTER', 'DROP') then {{ table_change_type }}
