@@ -119,6 +119,7 @@ test-fast test-unit test-dbt-unit test-integration: export JDK_JAVA_OPTIONS := $
 lint: setup
 	$(BIN)/ruff format --check
 	$(BIN)/ruff check
+	$(BIN)/yamllint --strict .
 	CDC_SPARK_DIR=target/lint-spark $(BIN)/sqlfluff lint models tests/dbt
 
 format: setup
@@ -142,7 +143,7 @@ test-dbt-unit: export CDC_SPARK_ANSI := true
 test-dbt-unit: setup
 	rm -rf $(FAST_DIR) && mkdir -p $(addprefix $(FAST_DIR)/landing/,$(notdir $(wildcard samples/landing/*)))
 	CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/dbt build --target local \
-		--exclude test_type:data,path:models test_type:data,path:python_models test_type:data,path:tests \
+		--exclude test_type:data,path:models test_type:data,path:tests \
 		--vars '{landing_root: "$(FAST_DIR)/landing"}' --target-path $(FAST_DIR)/target --log-path $(FAST_DIR)/logs
 
 # pytest with dbt builds (end to end, equivalence of formats, hostile input, incremental runs,

@@ -20,9 +20,7 @@ def test_project_compiles_for_databricks_without_a_workspace(tmp_path: Path) -> 
     target = tmp_path / "target"
     # --no-introspect: no queries, so no workspace. dbt-core's Python model compilation asks the
     # warehouse whether the model exists (is_incremental), so Python models are only parsed.
-    python_models = sorted(
-        path.stem for folder in ("models", "python_models") for path in (REPO / folder).rglob("*.py")
-    )
+    python_models = sorted(path.stem for path in (REPO / "models").rglob("*.py"))
     result = subprocess.run(
         [
             str(DBT),

@@ -68,12 +68,12 @@ def _layer(node: dict[str, Any]) -> tuple[str, str | None]:
 
 def test_every_format_of_the_registry_has_its_parts_and_nothing_else_is_a_format(manifest: dict[str, Any]) -> None:
     """A format is its registry entry, its staging folder (its source, its staged messages), its
-    macro file, its samples and its generator encoder: each of those names exactly the formats of
+    macro folder, its samples and its generator encoder: each of those names exactly the formats of
     var('cdc_formats'), and an entry's `ddl` and `containers` match what the format has."""
     registry = project_formats(REPO)
     assert len(registry) >= 6
     folders = {path.name for path in (REPO / "models" / "staging").iterdir() if path.is_dir()}
-    macro_files = {path.stem for path in (REPO / "macros" / "formats").glob("*.sql")}
+    macro_files = {path.parent.name for path in (REPO / "macros" / "formats").glob("*/*.sql")}
     samples = {path.name for path in (REPO / "samples" / "landing").iterdir() if any(path.iterdir())}
     assert folders == macro_files == samples == set(FORMATS) == set(registry)
     models = {node["name"] for node in _models(manifest)}
@@ -174,12 +174,64 @@ def _is_generic_test(macro: dict[str, Any]) -> bool:
 
 
 def _described_in(macro: dict[str, Any]) -> Path:
-    """Where a macro is to be described: a format's macros (macros/formats/<format>.sql) in its
-    staging YAML, with the rest of the format; any other in its folder's `_<folder>__macros.yml`."""
+    """Where a macro is to be described: in its folder's `_<folder>__macros.yml` (a format's
+    macros in macros/formats/<format>/)."""
     path = Path(macro["original_file_path"])
-    if path.parent == Path("macros/formats"):
-        return Path("models/staging") / path.stem / f"_{path.stem}__models.yml"
     return path.parent / f"_{path.parent.name}__macros.yml"
+
+
+def test_every_format_has_unit_tests_of_its_own(manifest: dict[str, Any]) -> None:
+    """Each format's `_<format>__unit_tests.yml` tests its staged messages and what they give the
+    shared rules (int_row_changes), from its own examples."""
+    tested: dict[str, set[str]] = {}
+    for test in manifest["unit_tests"].values():
+        path = Path(test["original_file_path"])
+        tested.setdefault(path.name, set()).add(test["model"])
+    untested = [
+        (name, model)
+        for name in FORMATS
+        for model in (f"stg_{name}__messages", "int_row_changes")
+        if model not in tested.get(f"_{name}__unit_tests.yml", set())
+    ]
+    assert untested == []
+
+
+def test_every_model_a_description_names_exists(manifest: dict[str, Any]) -> None:
+    """A name shaped like a model's (stg_, int_, fct_, dim_, base_) in any description is a model
+    of the project or a unit test's fixture: descriptions do not outlive what they name."""
+    fixtures = {path.stem for path in (REPO / "tests" / "dbt" / "fixtures").rglob("*.*")}
+    disabled = {node["name"] for nodes in manifest["disabled"].values() for node in nodes}
+    known = {node["name"] for node in _models(manifest)} | disabled | fixtures
+    described = [
+        *manifest["nodes"].values(),
+        *manifest["sources"].values(),
+        *manifest["macros"].values(),
+        *manifest["unit_tests"].values(),
+    ]
+    texts = [
+        (item["unique_id"], text)
+        for item in described
+        for text in [item.get("description") or ""]
+        + [column.get("description") or "" for column in item.get("columns", {}).values()]
+    ]
+    unknown = {
+        (unique_id, name)
+        for unique_id, text in texts
+        for name in re.findall(r"\b(?:stg|int|fct|dim|base)_[a-z0-9_]+", text)
+        if name not in known
+    }
+    assert sorted(unknown) == []
+
+
+def test_no_yaml_file_is_over_300_lines() -> None:
+    """YAML holds descriptions, tests' names and expectations; test data lives in fixture files."""
+    long = [
+        (str(path.relative_to(REPO)), lines)
+        for folder in ("models", "macros", "seeds", "tests/dbt")
+        for path in (REPO / folder).rglob("*.yml")
+        if (lines := len(path.read_text().splitlines())) > 300
+    ]
+    assert long == []
 
 
 def test_every_macro_and_argument_is_described(manifest: dict[str, Any]) -> None:

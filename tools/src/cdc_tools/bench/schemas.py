@@ -1,7 +1,7 @@
 """The explicit message schemas the staging models parse payloads with, for the floor job.
 
 A format's schema is the argument-less dbt macro `<format>_message_schema` of
-`macros/formats/<format>.sql` (a format's other `*_schema` macros are pieces of it): they are
+`macros/formats/<format>/<format>.sql` (a format's other `*_schema` macros are pieces of it): they are
 rendered by one `dbt compile --inline`, so the floor parses with exactly the text the models use.
 """
 
@@ -18,7 +18,7 @@ _MACRO = re.compile(r"{%-?\s*macro\s+(\w+)\s*\(\s*\)")
 
 def schema_macros(project_dir: Path, format_name: str) -> list[str]:
     """The format's argument-less `<format>_message_schema` macro, if it has one."""
-    path = project_dir / "macros" / "formats" / f"{format_name}.sql"
+    path = project_dir / "macros" / "formats" / format_name / f"{format_name}.sql"
     defined = _MACRO.findall(path.read_text()) if path.exists() else []
     return [name for name in defined if name == f"{format_name}_message_schema"]
 
