@@ -99,18 +99,16 @@ test: test-fast
 	$(MAKE) test-spark35 test-databricks test-conformance
 
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
-# core of two busy (lint is Python; the others wait on Spark and dbt in turn): 6.5 min here
-# rather than 9; three at a time fight for the cores. Each one's output is printed as it ends.
+# core of two busy (lint is Python; the others wait on Spark and dbt in turn); three at a time
+# fight for the cores (docs/performance.md#the-test-suite). Each one's output is printed as it ends.
 test-fast: setup
 	$(MAKE) --jobs=2 --output-sync=target lint test-unit test-dbt-unit
 
 # Tests' JVMs live minutes over small data, too short for C2's compilations to pay back: without
-# them the JVMs take about a third less CPU time (measured on test-unit's Spark tests, on
-# test-dbt-unit, and on a `dbt run` over the incremental test's warehouse: 231 CPU s and 128 s
-# wall with C2, 149 and 101 without). C1 alone fills the default code cache with the staging
-# models' generated code: a larger one. `make bench` keeps C2: its builds are long, and so does
-# test-spark35: Spark 3.5's JVMs are quicker with it (the Debezium staging's unit tests: 121 and
-# 124 s with C2, 152 and 144 without).
+# them the JVMs take about a third less CPU time (docs/performance.md#the-test-suite). C1 alone
+# fills the default code cache with the staging models' generated code: a larger one. `make
+# bench` keeps C2: its builds are long, and so does test-spark35: Spark 3.5's JVMs are quicker
+# with it.
 C1_ONLY := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m
 test-fast test-unit test-dbt-unit test-integration: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(C1_ONLY)
 

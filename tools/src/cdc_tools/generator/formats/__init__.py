@@ -15,7 +15,7 @@ import importlib
 import json
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Any, get_args
 
@@ -46,6 +46,10 @@ def _avro_record(module: ModuleType) -> AvroRecord | None:
     return None if schema is None else _json_encoded(schema)
 
 
+# The fields every encoder's module spells its own way (the rest are optional constants).
+_MODULE_GIVES = frozenset({"name", "carries_ddl", "encode", "rules", "avro_record"})
+
+
 @dataclass(frozen=True)
 class Encoder:
     """`event_time_resolution_ms` and `carries_emit_time` (module constants
@@ -72,19 +76,14 @@ class Encoder:
 
     @classmethod
     def of(cls, module: ModuleType) -> Encoder:
-        return cls(
-            module.NAME,
-            module.CARRIES_DDL,
-            module.encode,
-            module.RULES,
-            _avro_record(module),
-            getattr(module, "EVENT_TIME_RESOLUTION_MS", 1),
-            getattr(module, "CARRIES_EMIT_TIME", True),
-            getattr(module, "CARRIES_OLD_IMAGES", True),
-            getattr(module, "DDL_KINDS", ALL_DDL_KINDS),
-            getattr(module, "DDL_CARRIES_SQL", True),
-            getattr(module, "DDL_CARRIES_EVENT_TIME", True),
-        )
+        """The module's encoder: each optional field from the module's constant of its name in
+        upper case where it has one, else the field's default."""
+        options = {
+            field.name: getattr(module, field.name.upper())
+            for field in fields(cls)
+            if field.name not in _MODULE_GIVES and hasattr(module, field.name.upper())
+        }
+        return cls(module.NAME, module.CARRIES_DDL, module.encode, module.RULES, _avro_record(module), **options)
 
     def sent_schema_changes(self, schema_changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The expected schema changes this format sends."""
