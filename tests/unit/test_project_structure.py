@@ -73,9 +73,9 @@ def test_every_format_of_the_registry_has_its_parts_and_nothing_else_is_a_format
     registry = project_formats(REPO)
     assert len(registry) >= 6
     folders = {path.name for path in (REPO / "models" / "staging").iterdir() if path.is_dir()}
-    macro_files = {path.parent.name for path in (REPO / "macros" / "formats").glob("*/*.sql")}
+    macro_folders = {path.parent.name for path in (REPO / "macros" / "formats").glob("*/*.sql")}
     samples = {path.name for path in (REPO / "samples" / "landing").iterdir() if any(path.iterdir())}
-    assert folders == macro_files == samples == set(FORMATS) == set(registry)
+    assert folders == macro_folders == samples == set(FORMATS) == set(registry)
     models = {node["name"] for node in _models(manifest)}
     sources = {(node["source_name"], node["name"]) for node in manifest["sources"].values()}
     for name, entry in registry.items():
