@@ -21,6 +21,7 @@ from pathlib import Path
 import pyspark
 
 from cdc_tools.generator.model import Column, ColumnType, Row, Statement, Table
+from cdc_tools.spark_sql import string_literal
 
 # Delta 4 (Spark 4) widens int and decimal columns in place; Delta 3.3 (Spark 3.5) does not.
 DELTA_WIDENS_IN_PLACE = int(pyspark.__version__.split(".")[0]) >= 4
@@ -52,8 +53,7 @@ def _name(name: str) -> str:
 def _text(text: str | None, column: Column) -> str:
     if text is None:
         return f"cast(null as {spark_type(column.type)})"
-    quoted = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return f"cast({quoted} as {spark_type(column.type)})"
+    return f"cast({string_literal(text)} as {spark_type(column.type)})"
 
 
 class PlainMergeReplicas:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cdc_tools.sample_fixtures import fixture_sql, stale, string_literal
+from cdc_tools.sample_fixtures import fixture_sql, stale
+from cdc_tools.spark_sql import string_literal
 
 REPO = Path(__file__).resolve().parents[2]
 

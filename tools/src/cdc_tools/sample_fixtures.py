@@ -12,13 +12,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from cdc_tools.spark_sql import string_literal
+
 PREFIX = "sample__"
 NAMED = re.compile(rf"fixture: ({PREFIX}([a-z0-9_]+?)__([A-Za-z0-9_.-]+))\s*$", re.MULTILINE)
-
-
-def string_literal(text: str) -> str:
-    """Spark SQL's literal of the text (Spark reads backslash escapes in a quoted string)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def fixture_sql(sample: Path, repo: Path) -> str:
