@@ -1,8 +1,10 @@
-{#- Every format's last step: its messages, spelled in the shared shape (the columns named in
-    `staged_message_columns`, plus event_kind, skip_reason, old_images_expected and the format's
-    rejection reasons), classified by one rejection ladder and given their load time. What comes
-    after staging is the same for every format. -#}
-{% macro staged_messages(source_format, spelled) -%}
+{#- Every format's last step, called around its spelling: a select giving the contract's
+    columns (`format_spelling`) over the parsed messages (`json_messages`' columns). Checks the
+    contract, classifies every message by one rejection ladder and gives its load time. What
+    comes after staging is the same for every format. -#}
+{% macro staged_messages(source_format) -%}
+{%- set spelling = caller() -%}
+{{ check_format_spelling(source_format, spelling) -}}
 select
     '{{ source_format }}' as source_format,
     file_path,
@@ -30,21 +32,63 @@ from (
     select
         *,
         {{ message_rejection_reason() }} as rejection_reason
-    from {{ spelled }}
+    from ({{ spelling }})
 )
 {%- endmacro %}
 
 
+{#- The contract a format fills: the columns its spelling gives, by the hook each belongs to.
+    All but five are staged; event_kind, skip_reason, old_images_expected and the two rejection
+    reasons feed the ladder only. -#}
+{% macro format_spelling() -%}
+    {{ return({
+        'event kind': ['event_kind', 'skip_reason', 'source_operation', 'operation', 'is_snapshot'],
+        'table': ['database_name', 'table_name'],
+        'time': ['event_at', 'emitted_at'],
+        'position': ['source_position', 'source_coordinates', 'message_id', 'transaction_id'],
+        'keys': ['key_columns'],
+        'images': ['row_images', 'before_images_are_partial', 'old_images_expected'],
+        'schema': ['column_types', 'column_jdbc_types', 'sql_text', 'table_change'],
+        'rejection': ['format_rejection_reason', 'image_rejection_reason'],
+    }) }}
+{%- endmacro %}
+
+
 {#- The shared shape of a staged message, in order: where it landed, what became of it, and what
-    it says. The intermediate models stack every format's staging by these names. -#}
+    it says (the contract's staged columns). The intermediate models stack every format's staging
+    by these names. -#}
 {% macro staged_message_columns() -%}
+    {%- set ladder_only = ['event_kind', 'skip_reason', 'old_images_expected', 'format_rejection_reason', 'image_rejection_reason'] -%}
     {{ return([
         'source_format', 'file_path', 'line_number', 'message_index', 'landed_at', 'loaded_at',
         'payload', 'message_json', 'disposition', 'disposition_reason',
-        'source_operation', 'operation', 'is_snapshot', 'database_name', 'table_name', 'event_at', 'emitted_at',
-        'source_position', 'source_coordinates', 'message_id', 'transaction_id', 'key_columns', 'row_images', 'before_images_are_partial',
-        'column_types', 'column_jdbc_types', 'sql_text', 'table_change',
-    ]) }}
+    ] + (format_spelling().values() | sum(start=[]) | reject('in', ladder_only) | list)) }}
+{%- endmacro %}
+
+
+{#- Fails compilation naming every column of the contract a format's spelling does not give. -#}
+{% macro check_format_spelling(source_format, spelling) -%}
+    {%- set given = select_aliases(spelling) -%}
+    {%- set missing = [] -%}
+    {%- for hook, columns in format_spelling().items() -%}
+        {%- for column in columns if column not in given -%}
+            {%- do missing.append(column ~ ' (' ~ hook ~ ')') -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {%- if missing -%}
+        {{ exceptions.raise_compiler_error(
+            "The spelling of " ~ source_format ~ " does not give: " ~ missing | join(', ')
+        ) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- The names a select gives with `as`, its own or its subqueries' (a spelling is a chain of
+    `select *, ...`), leaving out its comments and string literals. -#}
+{% macro select_aliases(select) -%}
+    {%- set re = modules.re -%}
+    {%- set code = re.sub("('(?:[^'\\\\]|\\\\.)*')|--[^\n]*", "\\1", select) -%}
+    {{ return(re.findall("(?i)\\bas\\s+(\\w+)", re.sub("'(?:[^'\\\\]|\\\\.)*'", "''", code))) }}
 {%- endmacro %}
 
 

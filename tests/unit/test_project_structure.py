@@ -28,32 +28,52 @@ REPO = Path(__file__).resolve().parents[2]
 DBT = REPO / ".venv" / "bin" / "dbt"
 
 
-@pytest.fixture(scope="module")
-def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("structure")
-    (root / "profiles").mkdir()
-    shutil.copy(REPO / "profiles.yml", root / "profiles" / "profiles.yml")
-    done = subprocess.run(
+def _dbt_parse(project: Path, work: Path) -> subprocess.CompletedProcess[str]:
+    (work / "profiles").mkdir(parents=True)
+    shutil.copy(REPO / "profiles.yml", work / "profiles" / "profiles.yml")
+    return subprocess.run(
         [
             str(DBT),
             "--warn-error",
             "parse",
             "--profiles-dir",
-            str(root / "profiles"),
+            str(work / "profiles"),
             "--target-path",
-            str(root / "target"),
+            str(work / "target"),
             "--log-path",
-            str(root / "logs"),
+            str(work / "logs"),
         ],
-        cwd=REPO,
+        cwd=project,
         env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("structure")
+    done = _dbt_parse(REPO, root)
     assert done.returncode == 0, done.stdout[-4000:]
     return json.loads((root / "target" / "manifest.json").read_text())
+
+
+def test_a_format_spelling_without_a_contract_column_does_not_compile(tmp_path: Path) -> None:
+    """The format contract is code: canal's spelling with two of its columns misnamed fails the
+    parse, naming both and the hooks they belong to."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(REPO / "dbt_project.yml", project)
+    for folder in ["models", "macros", "seeds", "tests/dbt"]:
+        shutil.copytree(REPO / folder, project / folder)
+    model = project / "models" / "staging" / "canal_json" / "stg_canal_json__messages.sql"
+    spelling = model.read_text()
+    model.write_text(spelling.replace(" as emitted_at,", " as emitted,").replace(" as transaction_id,", " as txn,"))
+    done = _dbt_parse(project, tmp_path / "work")
+    assert done.returncode != 0
+    assert "The spelling of canal_json does not give: emitted_at (time), transaction_id (position)" in done.stdout
 
 
 def _models(manifest: dict[str, Any]) -> list[dict[str, Any]]:

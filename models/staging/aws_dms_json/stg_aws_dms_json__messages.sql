@@ -10,27 +10,9 @@ messages as (
          'metadata.table-name', 'metadata.commit-timestamp', 'metadata.stream-position']
     ) }}
 
-),
+)
 
--- `data` is the whole row (an insert's or update's new row, a delete's old one); the before
--- image an update's, which BeforeImageSettings fills with the key columns, the non-LOB columns
--- or all of them: an empty one holds nothing.
-kinds_and_images as (
-
-    select
-        *,
-        {{ aws_dms_json_event_kind('message.metadata') }} as event_kind,
-        {{ aws_dms_json_operation('message.metadata.operation') }} as operation,
-        transform_values(message.data, (column_name, value) -> cast(value as string)) as data_image,
-        transform_values(
-            message.`{{ var('aws_dms_before_image_field') }}`, (column_name, value) -> cast(value as string)
-        ) as before_image
-    from messages
-
-),
-
-spelled as (
-
+{% call staged_messages('aws_dms_json') %}
     select
         *,
         'control_event' as skip_reason,
@@ -67,8 +49,18 @@ spelled as (
         ) as table_change,
         cast(null as string) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
-    from kinds_and_images
-
-)
-
-{{ staged_messages('aws_dms_json', 'spelled') }}
+    from (
+        -- `data` is the whole row (an insert's or update's new row, a delete's old one); the before
+        -- image an update's, which BeforeImageSettings fills with the key columns, the non-LOB columns
+        -- or all of them: an empty one holds nothing.
+        select
+            *,
+            {{ aws_dms_json_event_kind('message.metadata') }} as event_kind,
+            {{ aws_dms_json_operation('message.metadata.operation') }} as operation,
+            transform_values(message.data, (column_name, value) -> cast(value as string)) as data_image,
+            transform_values(
+                message.`{{ var('aws_dms_before_image_field') }}`, (column_name, value) -> cast(value as string)
+            ) as before_image
+        from messages
+    )
+{% endcall %}

@@ -6,10 +6,9 @@ messages as (
         source('canal_json', 'landed_lines'), canal_json_message_schema(), ['database', 'table', 'type', 'sql'], batches=true
     ) }}
 
-),
+)
 
-spelled as (
-
+{% call staged_messages('canal_json') %}
     select
         *,
         {{ canal_json_event_kind('message.type') }} as event_kind,
@@ -47,7 +46,4 @@ spelled as (
             {{ json_images_as_text('message.old') }} as old_images
         from messages
     )
-
-)
-
-{{ staged_messages('canal_json', 'spelled') }}
+{% endcall %}

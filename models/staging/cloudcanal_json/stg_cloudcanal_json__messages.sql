@@ -9,10 +9,9 @@ messages as (
         batches=true,
     ) }}
 
-),
+)
 
-spelled as (
-
+{% call staged_messages('cloudcanal_json') %}
     select
         *,
         'control_event' as skip_reason,
@@ -50,7 +49,4 @@ spelled as (
             {{ json_images_as_text('message.before') }} as before_images
         from messages
     )
-
-)
-
-{{ staged_messages('cloudcanal_json', 'spelled') }}
+{% endcall %}

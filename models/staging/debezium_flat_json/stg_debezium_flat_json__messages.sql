@@ -43,25 +43,11 @@ fields as (
         {{ debezium_flat_json_value('message_json', 'payload_fields', 'is_wrapped') }} as value_fields
     from (select *, {{ debezium_flat_json_metadata('message', 'is_wrapped') }} as metadata from wrapped)
 
-),
-
--- What the value is, and its row: every field but the metadata, decoded by its schema.
-rows as (
-
-    select
-        *,
-        if(is_tombstone, 'control', {{ debezium_flat_json_event_kind('op', 'metadata.__deleted') }}) as event_kind,
-        -- `__op`, or d where only `__deleted` says the row was deleted.
-        coalesce(op, if(metadata.__deleted = 'true', 'd', null)) as source_operation,
-        {{ debezium_flat_json_row('value_fields', 'if(is_wrapped, schema_fields, null)') }} as row_image
-    from fields
-
-),
+)
 
 -- The value is the row after an insert, update or snapshot read, and the deleted row (its last
 -- state) for a delete; an update's old row is not sent.
-spelled as (
-
+{% call staged_messages('debezium_flat_json') %}
     select
         *,
         'tombstone' as skip_reason,
@@ -101,8 +87,14 @@ spelled as (
         cast(null as {{ table_changes_schema() }}) as table_change,
         if(metadata._corrupt_record is not null, 'invalid_field_type', null) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
-    from rows
-
-)
-
-{{ staged_messages('debezium_flat_json', 'spelled') }}
+    from (
+        -- What the value is, and its row: every field but the metadata, decoded by its schema.
+        select
+            *,
+            if(is_tombstone, 'control', {{ debezium_flat_json_event_kind('op', 'metadata.__deleted') }}) as event_kind,
+            -- `__op`, or d where only `__deleted` says the row was deleted.
+            coalesce(op, if(metadata.__deleted = 'true', 'd', null)) as source_operation,
+            {{ debezium_flat_json_row('value_fields', 'if(is_wrapped, schema_fields, null)') }} as row_image
+        from fields
+    )
+{% endcall %}

@@ -12,8 +12,7 @@ messages as (
 
 ),
 
--- Every image value decoded once (type numbers named by the seed). A DDL record's statement is its
--- `afterImages` string.
+-- Every image value decoded once (type numbers named by the seed).
 decoded as (
 
     select
@@ -21,16 +20,14 @@ decoded as (
         type_names.type_names,
         transform(messages.message.fields.array, field -> field.name) as field_names,
         {{ dts_avro_values('messages.message.beforeImages.array') }} as before_values,
-        {{ dts_avro_values('messages.message.afterImages.array') }} as after_values,
-        if(messages.message.operation = 'DDL', nullif(messages.message.afterImages.string, ''), null) as sql_text
+        {{ dts_avro_values('messages.message.afterImages.array') }} as after_values
     from messages
     cross join
         {{ lookup_map(ref('dts_mysql_data_types'), 'data_type_number', 'mysql_type_name', 'type_names') }} as type_names
 
-),
+)
 
-spelled as (
-
+{% call staged_messages('dts_avro') %}
     select
         *,
         {{ dts_avro_event_kind('message.operation') }} as event_kind,
@@ -58,8 +55,11 @@ spelled as (
         {{ dts_avro_image_rejection_reason(
             'message', 'field_names', 'before_values', 'after_values'
         ) }} as image_rejection_reason
-    from decoded
-
-)
-
-{{ staged_messages('dts_avro', 'spelled') }}
+    from (
+        -- A DDL record's statement is its `afterImages` string.
+        select
+            *,
+            if(message.operation = 'DDL', nullif(message.afterImages.string, ''), null) as sql_text
+        from decoded
+    )
+{% endcall %}

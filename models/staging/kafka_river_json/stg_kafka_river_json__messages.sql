@@ -8,13 +8,12 @@ messages as (
         source('kafka_river_json', 'landed_lines'), kafka_river_json_message_schema(), ['binlog', 'db', 'table', 'event']
     ) }}
 
-),
+)
 
 -- `v` is the row after an insert or update and before a delete; an update's old values are the
 -- `origin_val` of the columns flagged `updated`. `null` describes the new value; `v` absent or
 -- JSON null is NULL too (GSON omits nulls), and so is an absent or null `origin_val`.
-spelled as (
-
+{% call staged_messages('kafka_river_json') %}
     select
         *,
         if({{ kafka_river_json_operation('message.event') }} is null, null, 'row_change') as event_kind,
@@ -62,7 +61,4 @@ spelled as (
             ) as old_image
         from messages
     )
-
-)
-
-{{ staged_messages('kafka_river_json', 'spelled') }}
+{% endcall %}

@@ -7,24 +7,9 @@ messages as (
         source('maxwell_json', 'landed_lines'), maxwell_json_message_schema(), ['database', 'table', 'type', 'sql', 'position']
     ) }}
 
-),
+)
 
--- `data` is the whole row (after an insert or update, before a delete); `old` an update's old
--- values of its changed columns.
-kinds_and_images as (
-
-    select
-        *,
-        {{ maxwell_json_event_kind('message.type') }} as event_kind,
-        {{ maxwell_json_operation('message.type', 'message.sql') }} as operation,
-        transform_values(message.data, (column_name, value) -> cast(value as string)) as data_image,
-        transform_values(message.old, (column_name, value) -> cast(value as string)) as old_image
-    from messages
-
-),
-
-spelled as (
-
+{% call staged_messages('maxwell_json') %}
     select
         *,
         'control_event' as skip_reason,
@@ -52,8 +37,15 @@ spelled as (
             as table_change,
         cast(null as string) as format_rejection_reason,
         cast(null as string) as image_rejection_reason
-    from kinds_and_images
-
-)
-
-{{ staged_messages('maxwell_json', 'spelled') }}
+    from (
+        -- `data` is the whole row (after an insert or update, before a delete); `old` an update's old
+        -- values of its changed columns.
+        select
+            *,
+            {{ maxwell_json_event_kind('message.type') }} as event_kind,
+            {{ maxwell_json_operation('message.type', 'message.sql') }} as operation,
+            transform_values(message.data, (column_name, value) -> cast(value as string)) as data_image,
+            transform_values(message.old, (column_name, value) -> cast(value as string)) as old_image
+        from messages
+    )
+{% endcall %}

@@ -7,29 +7,12 @@ messages as (
         source('ogg_json', 'landed_lines'), ogg_json_message_schema(), ['table', 'op_type', 'op_ts', 'current_ts', 'pos']
     ) }}
 
-),
-
--- `after` is the row after an insert or update, `before` the row before an update or delete.
-operations_and_images as (
-
-    select
-        *,
-        {{ ogg_json_operation('message.op_type') }} as operation,
-        {{ ogg_json_database_name('message.table') }} as database_name,
-        {{ ogg_json_table_name('message.table') }} as table_name,
-        {{ ogg_json_timestamp('message.op_ts') }} as event_at,
-        {{ ogg_json_timestamp('message.current_ts') }} as emitted_at,
-        transform_values(message.before, (column_name, value) -> cast(value as string)) as before_image,
-        transform_values(message.after, (column_name, value) -> cast(value as string)) as after_image
-    from messages
-
-),
+)
 
 -- A compressed update's images hold the key and the changed columns only: a column left out is
 -- unchanged, so it stays out of the image. An empty `before` (an update without before images)
 -- is no image.
-spelled as (
-
+{% call staged_messages('ogg_json') %}
     select
         *,
         case
@@ -67,8 +50,17 @@ spelled as (
                 then 'invalid_timestamp'
         end as format_rejection_reason,
         cast(null as string) as image_rejection_reason
-    from operations_and_images
-
-)
-
-{{ staged_messages('ogg_json', 'spelled') }}
+    from (
+        -- `after` is the row after an insert or update, `before` the row before an update or delete.
+        select
+            *,
+            {{ ogg_json_operation('message.op_type') }} as operation,
+            {{ ogg_json_database_name('message.table') }} as database_name,
+            {{ ogg_json_table_name('message.table') }} as table_name,
+            {{ ogg_json_timestamp('message.op_ts') }} as event_at,
+            {{ ogg_json_timestamp('message.current_ts') }} as emitted_at,
+            transform_values(message.before, (column_name, value) -> cast(value as string)) as before_image,
+            transform_values(message.after, (column_name, value) -> cast(value as string)) as after_image
+        from messages
+    )
+{% endcall %}

@@ -37,7 +37,6 @@ unwrapped as (
         *,
         {{ oms_avro_union_value('message.operation') }} as operation_name,
         {{ oms_avro_union_value('message.fields') }} as fields,
-        nullif({{ oms_avro_union_value('message.sql') }}, '') as sql_text,
         {{ oms_avro_images('message.beforeImages', 'before_images_json') }} as before_images,
         {{ oms_avro_images('message.afterImages', 'after_images_json') }} as after_images
     from records
@@ -55,10 +54,9 @@ decoded as (
     from unwrapped
     cross join {{ lookup_map(ref('oms_data_types'), 'data_type', 'mysql_type', 'type_names') }} as type_names
 
-),
+)
 
-spelled as (
-
+{% call staged_messages('oms_avro') %}
     select
         *,
         -- The shards merged into their set's shard 0, and repeated shards, carry nothing of their own.
@@ -98,8 +96,10 @@ spelled as (
         {{ oms_avro_image_rejection_reason(
             'message', 'fields', 'before_images', 'after_images', 'before_values', 'after_values'
         ) }} as image_rejection_reason
-    from decoded
-
-)
-
-{{ staged_messages('oms_avro', 'spelled') }}
+    from (
+        select
+            *,
+            nullif({{ oms_avro_union_value('message.sql') }}, '') as sql_text
+        from decoded
+    )
+{% endcall %}
