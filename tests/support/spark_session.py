@@ -22,6 +22,8 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     warehouse = tmp_path_factory.mktemp("pytest_spark_warehouse")
     # Python workers (mapInArrow) need this venv's packages, not `python3` from PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # As the dbt profile's local target (profiles.yml): `make test` runs expressions interpreted.
+    codegen = os.environ.get("CDC_SPARK_CODEGEN", "true") != "false"
     session = (
         SparkSession.builder.master("local[1]")
         .appName("cdc-lakehouse-pytest")
@@ -29,6 +31,8 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
         .config("spark.driver.memory", "1g")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.codegen.wholeStage", str(codegen).lower())
+        .config("spark.sql.codegen.factoryMode", "FALLBACK" if codegen else "NO_CODEGEN")
         # Keeps spark-warehouse/ out of the working directory.
         .config("spark.sql.warehouse.dir", str(warehouse))
         .getOrCreate()

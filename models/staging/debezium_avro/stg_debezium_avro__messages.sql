@@ -1,5 +1,3 @@
--- sqlfluff:max_parse_depth:1200
--- (Debezium's flow, compiled, nests deeper than the parser's default)
 {{ debezium_json_staged_messages(
     'debezium_avro', source('debezium_avro', 'landed_lines'), ref('base_debezium_avro__container_records')
 ) }}
