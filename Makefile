@@ -112,7 +112,7 @@ test-fast: setup
 C1_ONLY := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m
 test-fast test-unit test-dbt-unit test-integration: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(C1_ONLY)
 # For the same reason they run Spark's expressions interpreted, without generated code (the
-# profile's CDC_SPARK_CODEGEN); the conformance test, test-spark35 and `make bench` keep it.
+# profile's CDC_SPARK_CODEGEN); the conformance test, Spark 3.5's builds and `make bench` keep it.
 test-fast test-unit test-dbt-unit test-integration: export CDC_SPARK_CODEGEN := false
 
 # sqlfluff's dbt templater compiles against a warehouse of its own: one a build left would have
@@ -150,9 +150,10 @@ test-dbt-unit: setup
 # pytest with dbt builds (end to end, equivalence of formats, hostile input, incremental runs,
 # the docs site in Chromium) and the adapter's Spark Connect and dbt build tests. Two modules at
 # a time (pytest-xdist, a module per process): a small build leaves a core idle much of the time
-# (dbt's Python, Spark's planning, JVM starts); docs/testing.md has the times.
+# (dbt's Python, Spark's planning, JVM starts); docs/testing.md has the times. The longest
+# tests' times end the output.
 test-integration: setup browser
-	$(BIN)/pytest --numprocesses 2 --dist loadfile tests/integration dbt-sparkpy/tests/integration
+	$(BIN)/pytest --numprocesses 2 --dist loadfile --durations 15 tests/integration dbt-sparkpy/tests/integration
 
 # Spark 3.5's forms of the SQL: dbt's unit tests (every format's staging, its rejections, the
 # shared rules), the local equivalence build (every model over every format's stream) and a
