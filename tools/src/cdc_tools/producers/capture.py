@@ -35,18 +35,23 @@ JARS = Path("jvm/jars")  # what `make setup` fetched, from the repository's fold
 
 @dataclass(frozen=True)
 class Producer:
-    """A producer: its corpus folder's name, the format it writes, and how to run it."""
+    """A producer: its corpus folder's name, the format it writes, how to run it, and the file of
+    its state folder that holds the position it committed (a Debezium engine's offsets; None
+    where the producer keeps it elsewhere)."""
 
     name: str
     format: str
     command: tuple[str, ...]
+    offsets: str | None = None
 
 
 SERVERS = {"postgres": Postgres, "mariadb": MariaDB}
 PRODUCERS = {
-    "postgres": (Producer("debezium_postgres", "debezium_json", ("debezium", "--connector", "postgres")),),
+    "postgres": (
+        Producer("debezium_postgres", "debezium_json", ("debezium", "--connector", "postgres"), "offsets.dat"),
+    ),
     "mariadb": (
-        Producer("debezium_mariadb", "debezium_json", ("debezium", "--connector", "mariadb")),
+        Producer("debezium_mariadb", "debezium_json", ("debezium", "--connector", "mariadb"), "offsets.dat"),
         Producer("maxwell_mariadb", "maxwell_json", ("maxwell",)),
     ),
 }
@@ -73,12 +78,16 @@ def _other_session(sql: str) -> str:
     )
 
 
-def _run_while_streaming(server: Postgres | MariaDB, producers: list[subprocess.Popen], sql: str) -> list[str]:
-    """Runs `sql` (and, at once, its other session's) once every producer streams, and waits for
-    them to end (at their until-table's change); gives the statements' results."""
+def _run_while_streaming(
+    server: Postgres | MariaDB, producers: list[subprocess.Popen], offsets: list[Path], sql: str
+) -> list[str]:
+    """Runs `sql` (and, at once, its other session's) once every producer streams and has
+    committed a position (each of `offsets` written), and waits for them to end (at their
+    until-table's change); gives the statements' results. A producer that crashed before its
+    first commit would snapshot again on its restart rather than send its last batch again."""
     try:
         deadline = time.monotonic() + TIMEOUT_S
-        while server.readers(DATABASE) < len(producers):
+        while server.readers(DATABASE) < len(producers) or not all(path.exists() for path in offsets):
             if any(producer.poll() is not None for producer in producers) or time.monotonic() > deadline:
                 raise RuntimeError("a producer did not start streaming (its log is in its state folder)")
             time.sleep(0.5)
@@ -128,7 +137,10 @@ def capture(workload: Path, landing: Path, work: Path) -> Iterator[Capture]:
                 _start(producer, server.port, landing, work, until_table, f"{workload.name}-{part}")
                 for producer in PRODUCERS[workload.name]
             ]
-            tags += _run_while_streaming(server, started, sql)
+            offsets = [
+                work / producer.name / producer.offsets for producer in PRODUCERS[workload.name] if producer.offsets
+            ]
+            tags += _run_while_streaming(server, started, offsets, sql)
             if part == 1:
                 tables_at_pause = server.source_tables(DATABASE)
         yield Capture(server, tables_at_pause, tags)
