@@ -38,8 +38,7 @@ from (
 
 
 {#- The contract a format fills: the columns its spelling gives, by the hook each belongs to.
-    All but five are staged; event_kind, skip_reason, old_images_expected and the two rejection
-    reasons feed the ladder only. -#}
+    Most are staged (`staged_message_columns`); the rest feed the rejection ladder only. -#}
 {% macro format_spelling() -%}
     {{ return({
         'event kind': ['event_kind', 'skip_reason', 'source_operation', 'operation', 'is_snapshot'],
@@ -58,7 +57,9 @@ from (
     it says (the contract's staged columns). The intermediate models stack every format's staging
     by these names. -#}
 {% macro staged_message_columns() -%}
-    {%- set ladder_only = ['event_kind', 'skip_reason', 'old_images_expected', 'format_rejection_reason', 'image_rejection_reason'] -%}
+    {%- set ladder_only = [
+        'event_kind', 'skip_reason', 'old_images_expected', 'format_rejection_reason', 'image_rejection_reason'
+    ] -%}
     {{ return([
         'source_format', 'file_path', 'line_number', 'message_index', 'landed_at', 'loaded_at',
         'payload', 'message_json', 'disposition', 'disposition_reason',
