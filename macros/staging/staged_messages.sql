@@ -85,11 +85,11 @@ from (
 
 
 {#- The names a select gives with `as`, its own or its subqueries' (a spelling is a chain of
-    `select *, ...`), leaving out its comments and string literals. -#}
+    `select *, ...`), leaving out its string literals and comments (each made an empty literal:
+    one pass from the left, so a `--` inside a literal stays in it). -#}
 {% macro select_aliases(select) -%}
-    {%- set re = modules.re -%}
-    {%- set code = re.sub("('(?:[^'\\\\]|\\\\.)*')|--[^\n]*", "\\1", select) -%}
-    {{ return(re.findall("(?i)\\bas\\s+(\\w+)", re.sub("'(?:[^'\\\\]|\\\\.)*'", "''", code))) }}
+    {%- set code = modules.re.sub("'(?:[^'\\\\]|\\\\.)*'|--[^\n]*", "''", select) -%}
+    {{ return(modules.re.findall("(?i)\\bas\\s+(\\w+)", code)) }}
 {%- endmacro %}
 
 

@@ -27,8 +27,8 @@ typed_messages as (
 
 ),
 
--- The payload of a wrapped value, else the value itself, its `tableChanges`, its
--- row's column fields where it came with its schema (named by the seed), its images as text.
+-- The payload of a wrapped value, else the value itself, its `tableChanges`, its row's column
+-- fields where it came with its schema (named by the seed), its images as text.
 events as (
 
     select

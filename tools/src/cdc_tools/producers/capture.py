@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from cdc_tools.producers.debezium import OFFSETS_FILE
 from cdc_tools.producers.mariadb import MariaDB
 from cdc_tools.producers.postgres import Postgres
 
@@ -44,14 +45,18 @@ class Producer:
     command: tuple[str, ...]
     offsets: str | None = None
 
+    def state(self, work: Path) -> Path:
+        """Its folder of positions and logs, kept across its runs."""
+        return work / self.name
+
 
 SERVERS = {"postgres": Postgres, "mariadb": MariaDB}
 PRODUCERS = {
     "postgres": (
-        Producer("debezium_postgres", "debezium_json", ("debezium", "--connector", "postgres"), "offsets.dat"),
+        Producer("debezium_postgres", "debezium_json", ("debezium", "--connector", "postgres"), OFFSETS_FILE),
     ),
     "mariadb": (
-        Producer("debezium_mariadb", "debezium_json", ("debezium", "--connector", "mariadb"), "offsets.dat"),
+        Producer("debezium_mariadb", "debezium_json", ("debezium", "--connector", "mariadb"), OFFSETS_FILE),
         Producer("maxwell_mariadb", "maxwell_json", ("maxwell",)),
     ),
 }
@@ -60,7 +65,7 @@ PRODUCERS = {
 def _start(producer: Producer, port: int, landing: Path, work: Path, until_table: str, part: str) -> subprocess.Popen:
     output = landing / producer.name / f"{part}.jsonl"
     output.parent.mkdir(parents=True, exist_ok=True)
-    state = work / producer.name
+    state = producer.state(work)
     state.mkdir(parents=True, exist_ok=True)
     module, *options = producer.command
     command = [sys.executable, "-m", f"cdc_tools.producers.{module}", *options, "--port", str(port)]
@@ -138,7 +143,7 @@ def capture(workload: Path, landing: Path, work: Path) -> Iterator[Capture]:
                 for producer in PRODUCERS[workload.name]
             ]
             offsets = [
-                work / producer.name / producer.offsets for producer in PRODUCERS[workload.name] if producer.offsets
+                producer.state(work) / producer.offsets for producer in PRODUCERS[workload.name] if producer.offsets
             ]
             tags += _run_while_streaming(server, started, offsets, sql)
             if part == 1:

@@ -29,6 +29,8 @@ ENGINE = {
     "offset.storage": "org.apache.kafka.connect.storage.FileOffsetBackingStore",
     "offset.flush.interval.ms": "0",
 }
+# The file of its state folder where the engine writes the offsets it committed.
+OFFSETS_FILE = "offsets.dat"
 CONNECTORS = {
     "postgres": {
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
@@ -58,7 +60,7 @@ def engine_properties(connector: str, port: int, database: str, state: Path) -> 
         "database.port": str(port),
         # A Postgres connector reads one database; a binlog holds every database's changes.
         **({"database.dbname": database} if connector == "postgres" else {"database.include.list": database}),
-        "offset.storage.file.filename": str(state / "offsets.dat"),
+        "offset.storage.file.filename": str(state / OFFSETS_FILE),
         "schema.history.internal.file.filename": str(state / "schema-history.dat"),
     }
 
