@@ -4,7 +4,12 @@
 {%- endmacro %}
 
 
-{#- A SQL list of string literals, for `in`. -#}
-{% macro sql_list(values) -%}
-    ({% for value in values %}{{ string_literal(value) }}{{ ', ' if not loop.last }}{% endfor %})
+{#- `<expression> in (<the values as string literals>)`, or `false` for no values: Spark's SQL
+    has no empty list. -#}
+{% macro is_in(expression, values) -%}
+    {%- if values -%}
+        {{ expression }} in ({% for value in values %}{{ string_literal(value) }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- else -%}
+        false
+    {%- endif -%}
 {%- endmacro %}

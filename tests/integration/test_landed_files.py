@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from support.dbt_harness import DATA_BUILD, Build, file_name, profiles_dir
+from cdc_tools.registry import reading_only
+from support.dbt_harness import DATA_BUILD, REPO, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
 LANDED_EPOCH = 1_767_225_600  # the files' modification time: 2026-01-01T00:00:00Z
@@ -106,8 +107,11 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     (moved / "canal_json").mkdir(parents=True)
     (moved / "canal_json" / "moved.jsonl").write_bytes(_canal_insert(11) + _canal_insert(12))
     worker = DbtWorker(root / "spark")  # the builds on one warehouse, the second incremental
-    first = Build("landed files", root / "first", DATA_BUILD, landing, worker=worker)
-    after_append = Build("landed files after an append", root / "second", DATA_BUILD, landing, worker=worker)
+    read = reading_only(REPO, "canal_json", "dts_avro")  # the landing's formats
+    first = Build("landed files", root / "first", DATA_BUILD, landing, dbt_vars=read, worker=worker)
+    after_append = Build(
+        "landed files after an append", root / "second", DATA_BUILD, landing, dbt_vars=read, worker=worker
+    )
     landing_moved = Build(
         "landing tables over another root",
         root / "moved_run",

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from support.dbt_harness import DATA_BUILD, Build, profiles_dir
+from cdc_tools.registry import reading_only
+from support.dbt_harness import DATA_BUILD, REPO, Build, profiles_dir
 from support.dbt_worker import DbtWorker
 from support.plain_merge import DELTA_WIDENS_IN_PLACE
 
@@ -70,7 +71,14 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[st
     try:
         for step, lines in enumerate((FIRST, SECOND), start=1):
             (landing / f"part-{step}.jsonl").write_text(lines)
-            build = Build(f"build {step}", root / f"build{step}", DATA_BUILD, landing.parent, worker=worker)
+            build = Build(
+                f"build {step}",
+                root / f"build{step}",
+                DATA_BUILD,
+                landing.parent,
+                dbt_vars=reading_only(REPO, "canal_json"),
+                worker=worker,
+            )
             build.start(profiles)
             read.append(_replica(build))
         yield read

@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from support.dbt_harness import DATA_BUILD, Build, profiles_dir
+from cdc_tools.registry import reading_only
+from support.dbt_harness import DATA_BUILD, REPO, Build, profiles_dir
 from support.dbt_worker import DbtWorker
 
 STEPS = ("midpoint", "end")
@@ -53,7 +54,7 @@ def build_steps(
                 landing = root / name / "landing" / format_
                 landing.mkdir(parents=True, exist_ok=True)
                 shutil.copy(files[index], landing)
-                vars_ = {"cdc_primary_keys": keys}
+                vars_ = {"cdc_primary_keys": keys, **reading_only(REPO, format_)}
                 builds[name] = Build(
                     step, root / name / step, COMMANDS[step], landing.parent, dbt_vars=vars_, worker=workers[name]
                 )

@@ -22,13 +22,13 @@ import yaml
 from dbt_common.clients.jinja import get_environment
 
 from cdc_tools.generator.formats import FORMATS
-from cdc_tools.registry import project_formats
+from cdc_tools.registry import project_formats, reading_only
 
 REPO = Path(__file__).resolve().parents[2]
 DBT = REPO / ".venv" / "bin" / "dbt"
 
 
-def _dbt_parse(project: Path, work: Path) -> subprocess.CompletedProcess[str]:
+def _dbt_parse(project: Path, work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (work / "profiles").mkdir(parents=True)
     shutil.copy(REPO / "profiles.yml", work / "profiles" / "profiles.yml")
     return subprocess.run(
@@ -42,6 +42,7 @@ def _dbt_parse(project: Path, work: Path) -> subprocess.CompletedProcess[str]:
             str(work / "target"),
             "--log-path",
             str(work / "logs"),
+            *args,
         ],
         cwd=project,
         env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
@@ -74,6 +75,28 @@ def test_a_format_spelling_without_a_contract_column_does_not_compile(tmp_path: 
     done = _dbt_parse(project, tmp_path / "work")
     assert done.returncode != 0
     assert "The spelling of canal_json does not give: emitted_at (time), transaction_id (position)" in done.stdout
+
+
+def _format_of(node: dict[str, Any]) -> str | None:
+    """The format whose staging folder declares the node, if any."""
+    parts = Path(node["original_file_path"]).parts
+    return parts[2] if parts[:2] == ("models", "staging") else None
+
+
+def test_a_project_reading_one_format_has_no_node_of_the_others(manifest: dict[str, Any], tmp_path: Path) -> None:
+    """A registry of canal_json alone leaves out every other format's models, landing sources
+    and their data tests, and keeps every other model, source and data test."""
+    done = _dbt_parse(REPO, tmp_path, "--vars", json.dumps(reading_only(REPO, "canal_json")))
+    assert done.returncode == 0, done.stdout[-4000:]
+    one_format = json.loads((tmp_path / "target" / "manifest.json").read_text())
+
+    def enabled(parsed: dict[str, Any]) -> dict[str, str | None]:
+        every = {**parsed["nodes"], **parsed["sources"]}
+        return {key: _format_of(node) for key, node in every.items() if node["config"]["enabled"]}
+
+    kept = {key for key, format_ in enabled(manifest).items() if format_ in (None, "canal_json")}
+    assert set(enabled(one_format)) == kept
+    assert set(enabled(one_format).values()) == {None, "canal_json"}
 
 
 def _models(manifest: dict[str, Any]) -> list[dict[str, Any]]:

@@ -94,14 +94,14 @@
     {%- set other = ['binary', 'gbk', 'gb18030', 'gb2312', 'zhs16gbk', 'big5', 'sjis', 'ujis', 'euckr'] -%}
     {%- set name = 'lower(' ~ charset ~ ')' -%}
     case
-        when {{ charset }} is null or {{ name }} not in {{ sql_list(utf8 + bmp + ascii + latin1 + cp1252 + other) }}
+        when {{ charset }} is null or not {{ is_in(name, utf8 + bmp + ascii + latin1 + cp1252 + other) }}
             then 'unknown_charset'
-        when {{ name }} in {{ sql_list(ascii) }} and not {{ text }} rlike '^[\\x{0}-\\x{7f}]*$' then 'invalid_charset'
-        when {{ name }} in {{ sql_list(latin1) }} and not {{ text }} rlike '^[\\x{0}-\\x{ff}]*$' then 'invalid_charset'
+        when {{ is_in(name, ascii) }} and not {{ text }} rlike '^[\\x{0}-\\x{7f}]*$' then 'invalid_charset'
+        when {{ is_in(name, latin1) }} and not {{ text }} rlike '^[\\x{0}-\\x{ff}]*$' then 'invalid_charset'
         when
-            {{ name }} in {{ sql_list(cp1252) }}
+            {{ is_in(name, cp1252) }}
             and not {{ text }} rlike '^[\\x{0}-\\x{7f}\\x{a0}-\\x{ff}\\x{152}-\\x{153}\\x{160}-\\x{161}\\x{178}\\x{17d}-\\x{17e}\\x{192}\\x{2c6}\\x{2dc}\\x{2013}-\\x{2014}\\x{2018}-\\x{201a}\\x{201c}-\\x{201e}\\x{2020}-\\x{2022}\\x{2026}\\x{2030}\\x{2039}-\\x{203a}\\x{20ac}\\x{2122}]*$'
             then 'invalid_charset'
-        when {{ name }} in {{ sql_list(bmp) }} and {{ text }} rlike '[\\x{10000}-\\x{10ffff}]' then 'invalid_charset'
+        when {{ is_in(name, bmp) }} and {{ text }} rlike '[\\x{10000}-\\x{10ffff}]' then 'invalid_charset'
     end
 {%- endmacro %}

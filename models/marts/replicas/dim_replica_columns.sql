@@ -153,8 +153,8 @@ replica_columns as (
         -- Bytes are binary where the format says which columns hold bytes and stages them
         -- as their ISO-8859-1 text (its `binary` flag in var('cdc_formats')).
         {{ common_spark_type(
-            "if(spark_types.spark_type = 'binary' and renamed.source_format not in "
-            ~ sql_list(binary_formats) ~ ", 'string', spark_types.spark_type)"
+            "if(spark_types.spark_type = 'binary' and not "
+            ~ is_in('renamed.source_format', binary_formats) ~ ", 'string', spark_types.spark_type)"
         ) }} as spark_type,
         -- The latest; of observations at the same time (two formats of one change), the greatest.
         max_by(renamed.source_type, struct(renamed.last_observed_at, renamed.source_type)) filter (
@@ -185,7 +185,7 @@ select
                 partition by
                     replica_columns.database_name, replica_columns.table_name, lower(replica_columns.column_name)
             ) > 1
-            or lower(replica_columns.column_name) in {{ sql_list(replica_reserved_column_names()) }}
+            or {{ is_in('lower(replica_columns.column_name)', replica_reserved_column_names()) }}
             then concat(replica_columns.column_name, '_', left(sha2(replica_columns.column_name, 256), 8))
         else replica_columns.column_name
     end as replica_column_name

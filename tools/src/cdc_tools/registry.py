@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -26,7 +27,18 @@ class Format:
     binary: bool = False
 
 
+def _entries(project_dir: Path) -> dict[str, dict[str, Any]]:
+    return yaml.safe_load((project_dir / "dbt_project.yml").read_text())["vars"]["cdc_formats"]
+
+
 def project_formats(project_dir: Path) -> dict[str, Format]:
     """The registry of the dbt project in `project_dir`, in its order."""
-    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text())
-    return {name: Format(name, **entry) for name, entry in project["vars"]["cdc_formats"].items()}
+    return {name: Format(name, **entry) for name, entry in _entries(project_dir).items()}
+
+
+def reading_only(project_dir: Path, *names: str) -> dict[str, Any]:
+    """The dbt vars of the project in `project_dir` reading only the formats `names`: its
+    registry (var `cdc_formats`) with their entries alone. The other formats' models are
+    left out of its builds."""
+    entries = _entries(project_dir)
+    return {"cdc_formats": {name: entries[name] for name in names}}
