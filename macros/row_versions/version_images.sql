@@ -1,5 +1,5 @@
-{#- One row per version with its full image, gathered from its cells; a column no image of the
-    life carried yet has no cell value and is left out. -#}
+{#- One row per version with its full image: a whole life's image, or the version's cells
+    gathered; a column no image of the life carried yet has no cell value and is left out. -#}
 {% macro version_images(cells) -%}
     select
         database_name,
@@ -7,8 +7,11 @@
         primary_key,
         change_number,
         version.*,
-        map_from_entries(collect_list(struct(column_name, latest.column_value))) as row_image
+        coalesce(
+            any_value(whole_image),
+            map_from_entries(collect_list(struct(column_name, latest.column_value)) filter (where latest is not null))
+        ) as row_image
     from {{ cells }}
-    where latest is not null
+    where whole_image is not null or latest is not null
     group by database_name, table_name, primary_key, change_number, version
 {%- endmacro %}
