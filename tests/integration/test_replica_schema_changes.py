@@ -67,17 +67,13 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[st
     landing.mkdir(parents=True)
     profiles = profiles_dir(root)
     worker = DbtWorker(root / "spark")
+    canal_only = reading_only(REPO, "canal_json")  # the landing's format
     read = []
     try:
         for step, lines in enumerate((FIRST, SECOND), start=1):
             (landing / f"part-{step}.jsonl").write_text(lines)
             build = Build(
-                f"build {step}",
-                root / f"build{step}",
-                DATA_BUILD,
-                landing.parent,
-                dbt_vars=reading_only(REPO, "canal_json"),
-                worker=worker,
+                f"build {step}", root / f"build{step}", DATA_BUILD, landing.parent, dbt_vars=canal_only, worker=worker
             )
             build.start(profiles)
             read.append(_replica(build))
