@@ -4,8 +4,10 @@
 -- still there. An observation made before a RENAME COLUMN counts for the name the first rename
 -- after it gave.
 {%- set binary_formats = [] %}
-{%- for format, registry in var('cdc_formats').items() if registry.get('binary') %}
-    {%- do binary_formats.append(format) %}
+{%- set whole_schema_formats = [] %}
+{%- for format, registry in var('cdc_formats').items() %}
+    {%- do binary_formats.append(format) if registry.get('binary') %}
+    {%- do whole_schema_formats.append(format) if registry.get('whole_schema') %}
 {%- endfor %}
 with
 
@@ -18,7 +20,18 @@ observations as (
         column_name,
         column_type as source_type,
         coalesce(event_at, emitted_at) as observed_at,
-        position + 1 as ordinal_position
+        position + 1 as ordinal_position,
+        -- The change's place in its source (its position, then its time and arrival), where its
+        -- types list every column the table then has.
+        if(
+            {{ is_in('source_format', whole_schema_formats) }},
+            struct(
+                {{ source_place('source_format', 'source_position') }} as source_place,
+                coalesce(event_at, emitted_at) as changed_at,
+                landed_at, file_path, line_number, message_index, row_index
+            ),
+            null
+        ) as observed_place
     from {{ ref('fct_row_changes') }}
         lateral view posexplode(column_types) as position, column_name, column_type
 
@@ -31,7 +44,8 @@ observations as (
         table_column.column_name,
         table_column.column_type as source_type,
         coalesce(event_at, emitted_at) as observed_at,
-        table_column.ordinal_position
+        table_column.ordinal_position,
+        null as observed_place
     from {{ ref('fct_schema_changes') }}
         lateral view explode(table_columns) as table_column
 
@@ -44,7 +58,8 @@ observations as (
         column_name,
         null as source_type,
         null as observed_at,
-        null as ordinal_position
+        null as ordinal_position,
+        null as observed_place
     from (
         -- A table's versions have few distinct column sets.
         select
@@ -93,7 +108,8 @@ renamed as (
         ordinal_position,
         column_name,
         min(observed_at) as first_observed_at,
-        max(observed_at) as last_observed_at
+        max(observed_at) as last_observed_at,
+        max(observed_place) as last_observed_place
     from (
         select
             observations.source_format,
@@ -112,7 +128,8 @@ renamed as (
                 ).column_name,
                 observations.column_name
             ) as column_name,
-            observations.observed_at
+            observations.observed_at,
+            observations.observed_place
         from observations
         left join renames
             on
@@ -141,6 +158,32 @@ drops as (
     from column_ddl
     where change = 'DROP'
     group by database_name, table_name, previous_name
+
+),
+
+-- Columns the types of their table's newest change leave out, in a format whose types list
+-- every column (`whole_schema`: Debezium's schema of the row): dropped with no DDL to say so,
+-- as Postgres sends none. The newest change's time is the drop's.
+unlisted as (
+
+    select
+        database_name,
+        table_name,
+        column_name,
+        max(newest_place.changed_at) as unlisted_at
+    from (
+        select
+            database_name,
+            table_name,
+            column_name,
+            max(last_observed_place) as last_place,
+            max(max(last_observed_place)) over (partition by source_format, database_name, table_name) as newest_place
+        from renamed
+        where last_observed_place is not null
+        group by source_format, database_name, table_name, column_name
+    ) as places
+    where last_place < newest_place
+    group by database_name, table_name, column_name
 
 ),
 
@@ -175,7 +218,13 @@ replica_columns as (
 
 select
     replica_columns.*,
-    coalesce(drops.dropped_at > coalesce(replica_columns.last_seen_at, timestamp '0001-01-01'), false) as is_dropped,
+    -- Dropped unless seen after: a DDL's drop then, an omission at the same time as well (the
+    -- omitting change comes after the column's last change of that format by place).
+    coalesce(
+        drops.dropped_at > coalesce(replica_columns.last_seen_at, timestamp '0001-01-01')
+        or unlisted.unlisted_at >= coalesce(replica_columns.last_seen_at, timestamp '0001-01-01'),
+        false
+    ) as is_dropped,
     -- Spark's names ignore case: a name that, case aside, another column of the table has (Postgres
     -- allows "Case" beside case) or a replica's own column has, ends with `_` and 8 hex digits of
     -- its SHA-256, as a colliding replica name does.
@@ -195,3 +244,8 @@ left join drops
         replica_columns.database_name = drops.database_name
         and replica_columns.table_name = drops.table_name
         and replica_columns.column_name = drops.column_name
+left join unlisted
+    on
+        replica_columns.database_name = unlisted.database_name
+        and replica_columns.table_name = unlisted.table_name
+        and replica_columns.column_name = unlisted.column_name

@@ -17,7 +17,8 @@ class Format:
     holding its messages a line each (all files when None); `containers`, the glob of its binary
     Avro object container files (None for a text-only format); `identity`, how a change is told
     from a redelivered copy (`position`, `content` or `text`); `binary`, its types say which
-    columns hold bytes and it stages them as their ISO-8859-1 text."""
+    columns hold bytes and it stages them as their ISO-8859-1 text; `whole_schema`, its types list
+    every column its table has at the change."""
 
     name: str
     ddl: bool
@@ -25,6 +26,7 @@ class Format:
     containers: str | None = None
     identity: str = "text"
     binary: bool = False
+    whole_schema: bool = False
 
 
 def _entries(project_dir: Path) -> dict[str, dict[str, Any]]:
