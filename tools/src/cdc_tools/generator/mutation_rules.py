@@ -50,7 +50,6 @@ class EventTime:
 
 @dataclass(frozen=True)
 class FormatRules:
-    name: str
     operation: Path
     operation_codes: frozenset[str]
     fields: dict[Path, frozenset[str]]  # fields the staging reads -> their allowed JSON types

@@ -1,6 +1,7 @@
-"""One encoder per wire format, a module of this package named after the format: `NAME`,
-`CARRIES_DDL`, `encode(statement) -> list[str]` (the landed lines the statement becomes, in
-order) and `RULES` (its messages' `mutation_rules.FormatRules`, for the hostile-input test).
+"""One encoder per wire format, a module of this package named after the format (its name in
+the project's registry): `encode(statement) -> list[str]` (the landed lines the statement
+becomes, in order) and `RULES` (its messages' `mutation_rules.FormatRules`, for the
+hostile-input test).
 
 A format that lands binary records (the Avro formats) gives its records' text form as lines,
 with which the writer can land the same records as binary container files: Avro's JSON encoding
@@ -47,7 +48,7 @@ def _avro_record(module: ModuleType) -> AvroRecord | None:
 
 
 # The fields every encoder's module spells its own way (the rest are optional constants).
-_MODULE_GIVES = frozenset({"name", "carries_ddl", "encode", "rules", "avro_record"})
+_MODULE_GIVES = frozenset({"name", "encode", "rules", "avro_record"})
 
 
 @dataclass(frozen=True)
@@ -56,14 +57,13 @@ class Encoder:
     EVENT_TIME_RESOLUTION_MS, CARRIES_EMIT_TIME; default 1 and True) say what the format's
     times can hold, and `carries_old_images` (CARRIES_OLD_IMAGES, default True) whether it
     sends an UPDATE's old row, so its expected facts are the logical ones as it can carry them;
-    `ddl_kinds` (DDL_KINDS, default all) the kinds of DDL a format that carries DDL sends, and
-    `ddl_carries_sql` and `ddl_carries_event_time` (DDL_CARRIES_SQL, DDL_CARRIES_EVENT_TIME;
+    `ddl_kinds` (DDL_KINDS, default all; none where it carries no DDL) the kinds of DDL it sends,
+    and `ddl_carries_sql` and `ddl_carries_event_time` (DDL_CARRIES_SQL, DDL_CARRIES_EVENT_TIME;
     default True) whether its DDL messages hold the statement and its execution time: AWS DMS's
     control records hold neither, only the time DMS read the DDL, their emit time, which its
     encoder gives as the execution time."""
 
     name: str
-    carries_ddl: bool
     encode: Callable[[Statement], list[str]]
     rules: FormatRules
     avro_record: AvroRecord | None = None
@@ -83,11 +83,16 @@ class Encoder:
             for field in fields(cls)
             if field.name not in _MODULE_GIVES and hasattr(module, field.name.upper())
         }
-        return cls(module.NAME, module.CARRIES_DDL, module.encode, module.RULES, _avro_record(module), **options)
+        name = module.__name__.rpartition(".")[2]
+        return cls(name, module.encode, module.RULES, _avro_record(module), **options)
 
     def sent_schema_changes(self, schema_changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The expected schema changes this format sends."""
-        return [change for change in schema_changes if self.carries_ddl and change["ddl_kind"] in self.ddl_kinds]
+        return [change for change in schema_changes if change["ddl_kind"] in self.ddl_kinds]
+
+    @property
+    def carries_ddl(self) -> bool:
+        return bool(self.ddl_kinds)
 
     @property
     def keeps_facts(self) -> bool:

@@ -36,8 +36,6 @@ from cdc_tools.generator.mutation_rules import (
     rejected,
 )
 
-NAME = "aws_dms_json"
-CARRIES_DDL = True
 DDL_KINDS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"})
 # DMS's control operation for an ALTER TABLE, by the clause its statement holds.
 ALTER_OPERATIONS = {
@@ -181,7 +179,6 @@ def _dms_add_column(message: Message, column: str, value: Any) -> None:
 
 
 RULES = FormatRules(
-    name=NAME,
     # An unknown record type: an unknown control operation is a control record DMS may send.
     operation=("metadata", "record-type"),
     operation_codes=frozenset({"data", "control"}),

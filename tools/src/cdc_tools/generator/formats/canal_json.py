@@ -37,9 +37,6 @@ from cdc_tools.generator.mutation_rules import (
     rejected,
 )
 
-NAME = "canal_json"
-CARRIES_DDL = True
-
 DDL_TYPES = {
     "CREATE": "CREATE",
     "ALTER": "ALTER",
@@ -174,7 +171,6 @@ def encode(statement: Statement) -> list[str]:
 
 
 RULES = FormatRules(
-    name="canal_json",
     operation=("type",),
     operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "GTID", "XACOMMIT", "XAROLLBACK", "MHEARTBEAT", TIDB_WATERMARK}),
     fields={

@@ -31,9 +31,6 @@ from cdc_tools.generator.mutation_rules import (
     rejected,
 )
 
-NAME = "cloudcanal_json"
-CARRIES_DDL = True
-
 
 def _ddl_message(statement: Statement) -> dict[str, Any]:
     change = statement.schema_change
@@ -98,7 +95,6 @@ def encode(statement: Statement) -> list[str]:
 
 
 RULES = FormatRules(
-    name="cloudcanal_json",
     operation=("action",),
     operation_codes=frozenset({*CANAL_ROW, *CANAL_DDL, "DROP"}),
     fields={

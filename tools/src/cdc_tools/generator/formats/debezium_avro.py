@@ -9,8 +9,6 @@ from __future__ import annotations
 from cdc_tools.generator.formats import debezium_json
 from cdc_tools.generator.model import Statement
 
-NAME = "debezium_avro"
-CARRIES_DDL = True
 AVRO_FROM_CONNECT = True
 RULES = debezium_json.RULES
 

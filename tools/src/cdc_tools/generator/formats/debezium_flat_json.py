@@ -25,8 +25,7 @@ from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Statement
 from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, EventTime, FormatRules, Message, Path
 
-NAME = "debezium_flat_json"
-CARRIES_DDL = False
+DDL_KINDS: frozenset[str] = frozenset()  # it sends no DDL
 CARRIES_OLD_IMAGES = False
 
 # (added field, where the envelope holds it) in `add.fields` order.
@@ -107,7 +106,6 @@ def _flat_null_column(message: Message, column: str, remove: bool) -> None:
 
 
 RULES = FormatRules(
-    name=NAME,
     operation=("__op",),
     operation_codes=frozenset({"c", "r", "u", "d"}),
     fields={

@@ -44,9 +44,6 @@ from cdc_tools.generator.mutation_rules import (
     null_in_images,
 )
 
-NAME = "debezium_json"
-CARRIES_DDL = True
-
 SERVER = "server1"
 OPS = {"INSERT": "c", "UPDATE": "u", "DELETE": "d"}
 EPOCH = datetime(1970, 1, 1)
@@ -418,7 +415,6 @@ def _debezium_add_column(message: Message, column: str, value: Any) -> None:
 
 
 RULES = FormatRules(
-    name="debezium_json",
     operation=("op",),
     operation_codes=frozenset({"c", "r", "i", "u", "d", "t", "a", "m"}),
     fields={

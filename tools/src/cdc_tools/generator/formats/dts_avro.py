@@ -40,8 +40,6 @@ from cdc_tools.generator.mutation_rules import (
     union_fields,
 )
 
-NAME = "dts_avro"
-CARRIES_DDL = True
 AVRO_SCHEMA = record_schema("dts_avro")
 # `sourceTimestamp` is whole seconds.
 EVENT_TIME_RESOLUTION_MS = 1000
@@ -180,7 +178,6 @@ def _dts_unions(message: Message) -> list[tuple[Path, str]]:
 
 
 RULES = FormatRules(
-    name="dts_avro",
     operation=("operation",),
     operation_codes=frozenset(enum_symbols(AVRO_SCHEMA, "operation")),
     fields={

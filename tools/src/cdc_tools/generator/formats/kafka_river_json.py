@@ -17,8 +17,7 @@ from cdc_tools.generator.formats._json import dumps
 from cdc_tools.generator.model import Statement, Table
 from cdc_tools.generator.mutation_rules import JSON_MUTATIONS, EventTime, FormatRules, Message, Path, rejected
 
-NAME = "kafka_river_json"
-CARRIES_DDL = False
+DDL_KINDS: frozenset[str] = frozenset()  # it sends no DDL
 
 EVENTS = {"INSERT": "i", "UPDATE": "u", "DELETE": "d"}
 
@@ -99,7 +98,6 @@ def _kafka_river_null_column(message: Message, column: str, remove: bool) -> Non
 
 
 RULES = FormatRules(
-    name="kafka_river_json",
     operation=("event",),
     operation_codes=frozenset({"i", "u", "d"}),
     fields={

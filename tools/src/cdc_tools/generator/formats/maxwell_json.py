@@ -29,8 +29,6 @@ from cdc_tools.generator.mutation_rules import (
     rejected,
 )
 
-NAME = "maxwell_json"
-CARRIES_DDL = True
 DDL_KINDS = frozenset({"CREATE", "ALTER", "DROP", "RENAME", "QUERY"})
 EVENT_TIME_RESOLUTION_MS = 1000
 CARRIES_EMIT_TIME = False
@@ -136,7 +134,6 @@ def _maxwell_add_column(message: Message, column: str, value: Any) -> None:
 
 
 RULES = FormatRules(
-    name=NAME,
     operation=("type",),
     operation_codes=frozenset(
         {

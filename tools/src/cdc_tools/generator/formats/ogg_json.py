@@ -35,8 +35,6 @@ from cdc_tools.generator.mutation_rules import (
     rejected,
 )
 
-NAME = "ogg_json"
-CARRIES_DDL = True
 DDL_KINDS = frozenset({"TRUNCATE"})
 DDL_CARRIES_SQL = False
 
@@ -119,7 +117,6 @@ def _ogg_add_column(message: Message, column: str, value: Any) -> None:
 
 
 RULES = FormatRules(
-    name=NAME,
     operation=("op_type",),
     operation_codes=frozenset({*OP_TYPES.values(), "T"}),
     fields={

@@ -44,8 +44,6 @@ from cdc_tools.generator.mutation_rules import (
     union_fields,
 )
 
-NAME = "oms_avro"
-CARRIES_DDL = True
 AVRO_SCHEMA = record_schema("oms_avro")
 # `timestamp` is whole seconds and there is no emit time.
 EVENT_TIME_RESOLUTION_MS = 1000
@@ -284,7 +282,6 @@ def _oms_unions(message: Message) -> list[tuple[Path, str]]:
 _null_value = null_in_avro_images(lambda item: {**item, "value": None})
 
 RULES = FormatRules(
-    name="oms_avro",
     operation=OMS_OPERATION,
     operation_codes=frozenset(enum_symbols(AVRO_SCHEMA, "operation")),
     fields={
