@@ -99,7 +99,8 @@ def shard_images_json(image_bytes: str) -> str:
 
 @F.pandas_udf(StringType())  # type: ignore[call-overload]
 def _images_json(image_bytes: pd.Series) -> pd.Series:
-    # Binary Avro: Spark has no built-in decoder here (spark-avro is not shipped with pyspark).
+    # Binary Avro, by fastavro: spark-avro's from_avro (on the class path) gives a struct, not
+    # the Avro JSON text the staging reads union branches from by name.
     return image_bytes.map(lambda text: None if pd.isna(text) else shard_images_json(text))
 
 
