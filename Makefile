@@ -90,12 +90,12 @@ demo: setup
 # Everything CI runs: the fast checks, the builds, the second run on Spark 3.5
 # (docs/spark-versions.md), the project as dbt-databricks compiles it (docs/databricks.md), and
 # the real producers (docs/conformance.md).
-# The Spark 3.5 and dbt-databricks venvs install while the builds run (the installs wait on the
-# network and the disk, the builds on the cores); their tests run after, one Spark build at a
-# time. The builds keep both cores busy: running the other tests beside them, even at the lowest
-# CPU priority, made the whole no shorter (docs/testing.md).
+# The Spark 3.5 and dbt-databricks venvs, Spark 3.5's jars and the databases install while the
+# builds run (the installs wait on the network and the disk, the builds on the cores); their
+# tests run after, one Spark build at a time. The builds keep both cores busy: running the other
+# tests beside them, even at the lowest CPU priority, made the whole no shorter (docs/testing.md).
 test: test-fast
-	$(MAKE) --jobs=3 --output-sync=target test-integration $(INSTALLED35) $(INSTALLEDDBX)
+	$(MAKE) --jobs=3 --output-sync=target test-integration $(INSTALLED35) $(INSTALLEDDBX) $(JARS35) databases
 	$(MAKE) test-spark35 test-databricks test-conformance
 
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
