@@ -119,7 +119,7 @@
     {%- set columns = [('_primary_key', 'primary_key', 'string', 'The row\'s primary key: JSON of its key columns\' source text.')] -%}
     {%- if options.get('scd_type') == 2 and options.get('column_names') == 'dbt_snapshot' -%}
         {%- do columns.extend([
-            ('dbt_scd_id', 'opened_by_change_id', 'string', 'The change that opened this version (`fct_row_changes.change_id`).'),
+            ('dbt_scd_id', 'opened_by_change_id', 'string', 'The change that opened this version (`dim_row_versions.opened_by_change_id`).'),
             ('dbt_updated_at', 'valid_from', 'timestamp', 'When that change happened at the source.'),
             ('dbt_valid_from', 'valid_from', 'timestamp', 'When this version became the row\'s.'),
             ('dbt_valid_to', 'valid_to', 'timestamp', 'When a later change, TRUNCATE or DROP ended it; null while current.'),
@@ -129,14 +129,14 @@
             ('_valid_from', 'valid_from', 'timestamp', 'When this version became the row\'s (the event time of the change that opened it).'),
             ('_valid_to', 'valid_to', 'timestamp', 'When a later change, TRUNCATE or DROP ended it; null while current.'),
             ('_is_current', 'is_current', 'boolean', 'Whether this is the row\'s version now.'),
-            ('_opened_by_change_id', 'opened_by_change_id', 'string', 'The change that opened this version (`fct_row_changes.change_id`).'),
-            ('_opened_by_operation', 'opened_by_operation', 'string', 'INSERT or UPDATE.'),
-            ('_closed_by_operation', 'closed_by_operation', 'string', 'UPDATE, DELETE, TRUNCATE or DROP; null while current.'),
+            ('_opened_by_change_id', 'opened_by_change_id', 'string', 'The change that opened this version (`dim_row_versions.opened_by_change_id`).'),
+            ('_opened_by_operation', 'opened_by_operation', 'string', 'INSERT, UPDATE or RENAME.'),
+            ('_closed_by_operation', 'closed_by_operation', 'string', 'UPDATE, DELETE, TRUNCATE, DROP or RENAME; null while current.'),
         ]) -%}
     {%- else -%}
         {%- do columns.extend([
-            ('_last_change_id', 'opened_by_change_id', 'string', 'The change that gave the row its current image (`fct_row_changes.change_id`).'),
-            ('_last_operation', 'opened_by_operation', 'string', 'INSERT or UPDATE.'),
+            ('_last_change_id', 'opened_by_change_id', 'string', 'The change that gave the row its current image (`dim_row_versions.opened_by_change_id`).'),
+            ('_last_operation', 'opened_by_operation', 'string', 'INSERT, UPDATE or RENAME.'),
             ('_last_event_at', 'valid_from', 'timestamp', 'When that change happened at the source.'),
         ]) -%}
         {%- if options.get('deletes') == 'soft' -%}

@@ -15,6 +15,14 @@
 {%- endmacro %}
 
 
+{#- What a row's history is kept by: its table, the table's incarnation (the rename that gave
+    the table its name, `through_renames`; NULL where the model follows no renames) and its
+    key. -#}
+{% macro row_identity(relation=none) -%}
+    {{ qualified_columns(['database_name', 'table_name', 'table_incarnation', 'primary_key'], relation) }}
+{%- endmacro %}
+
+
 {#- `columns` as a select list, each `<relation>.<column>` where a relation is named. -#}
 {% macro qualified_columns(columns, relation=none) -%}
     {%- for column in columns -%}
@@ -37,7 +45,7 @@
             source_place is null,
             changed_at,
             max(changed_at) over (
-                partition by database_name, table_name, primary_key, source_place.lineage
+                partition by {{ row_identity() }}, source_place.lineage
                 order by {{ qualified_columns(place_and_arrival_columns()) }}
                 rows between unbounded preceding and current row
             )

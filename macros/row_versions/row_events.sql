@@ -1,57 +1,46 @@
 {#- What happened to each source row: one event per row change under its key, and one more that
-    ends the old key of an UPDATE that moved the row to another key. -#}
-{% macro row_events(row_changes) -%}
-    select
-        source_format,
-        database_name,
-        table_name,
-        primary_key,
-        change_id,
-        operation,
-        after_image,
-        before_image_source,
-        changed_columns,
-        operation = 'DELETE' as ends_row,
-        event_at,
-        emitted_at,
-        source_position,
-        landed_at,
-        file_path,
-        line_number,
-        message_index,
-        row_index,
-        loaded_at
-    from {{ row_changes }}
-    where primary_key is not null
+    ends the old key of an UPDATE that moved the row to another key. With `renames`
+    (`table_renames`), each under its table's incarnations (`through_renames`); without, one
+    incarnation per table name. -#}
+{% macro row_events(row_changes, renames=none) -%}
+    {%- set columns = [
+        'source_format', 'database_name', 'table_name', 'primary_key', 'change_id', 'operation', 'after_image',
+        'before_image_source', 'changed_columns', 'ends_row', 'event_at', 'emitted_at', 'source_position',
+        'landed_at', 'file_path', 'line_number', 'message_index', 'row_index', 'loaded_at',
+    ] -%}
+    {%- set old_key_ends = {
+        'primary_key': 'before_primary_key',
+        'after_image': 'cast(null as map<string, string>)',
+        'changed_columns': 'cast(null as array<string>)',
+        'ends_row': 'true',
+    } -%}
+    {%- set events -%}
+        select {{ columns | join(', ') }}
+        from (select *, operation = 'DELETE' as ends_row from {{ row_changes }}) as changes
+        where primary_key is not null
 
-    union all
+        union all
 
-    select
-        source_format,
-        database_name,
-        table_name,
-        before_primary_key as primary_key,
-        change_id,
-        operation,
-        cast(null as map<string, string>) as after_image,
-        before_image_source,
-        cast(null as array<string>) as changed_columns,
-        true as ends_row,
-        event_at,
-        emitted_at,
-        source_position,
-        landed_at,
-        file_path,
-        line_number,
-        message_index,
-        row_index,
-        loaded_at
-    from (
+        select
+            {%- for column in columns %}
+            {{ old_key_ends[column] ~ ' as ' if column in old_key_ends }}{{ column }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from (
+            select
+                *,
+                {{ primary_key_json('primary_key_columns', 'before_image', 'cast(null as map<string, string>)') }}
+                    as before_primary_key
+            from {{ row_changes }}
+        ) as changes
+        where operation = 'UPDATE' and before_primary_key != primary_key
+    {%- endset -%}
+    {%- if renames -%}
+        {{ through_renames('(' ~ events ~ ')', renames, columns) }}
+    {%- else -%}
         select
             *,
-            {{ primary_key_json('primary_key_columns', 'before_image', 'cast(null as map<string, string>)') }}
-                as before_primary_key
-        from {{ row_changes }}
-    ) as changes
-    where operation = 'UPDATE' and before_primary_key != primary_key
+            cast(null as struct<change_id: string, renamed_at: timestamp>) as table_incarnation,
+            false as is_carried
+        from ({{ events }}) as events
+    {%- endif %}
 {%- endmacro %}

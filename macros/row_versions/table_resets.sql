@@ -1,6 +1,27 @@
 {#- TRUNCATE and DROP end every row of their table that is open at their place in the order of
-    its changes (`row_change_order`), at their own event time (emit time when unknown). -#}
-{% macro table_resets(schema_changes) -%}
+    its changes (`row_change_order`), at their own event time (emit time when unknown); so does
+    a rename (its `ddl_kind` RENAME) under the table's old name. With `renames`
+    (`table_renames`), each under its table's incarnations (`through_renames`): the rows a
+    rename carries to the new name are ended there too by a TRUNCATE or DROP before it. -#}
+{% macro table_resets(schema_changes, renames=none) -%}
+    {%- set columns = [
+        'change_id', 'source_format', 'database_name', 'table_name', 'ddl_kind', 'event_at', 'emitted_at',
+        'source_position', 'landed_at', 'file_path', 'line_number', 'message_index', 'loaded_at',
+    ] -%}
+    {%- set resets -%}
+        select {{ columns | join(', ') }}
+        from {{ schema_changes }}
+        where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
+    {%- endset -%}
+    {%- set renames_away -%}
+        select
+            {%- for column in columns %}
+            {{ {'table_name': 'previous_table_name as table_name', 'ddl_kind': "'RENAME' as ddl_kind"}.get(column, column) }}
+            {{- ',' if not loop.last }}
+            {%- endfor %}
+        from {{ schema_changes }}
+        where previous_table_name is not null
+    {%- endset -%}
     select
         *,
         ordered_at as reset_at
@@ -10,7 +31,18 @@
             coalesce(event_at, emitted_at) as ordered_at,
             {{ source_place('source_format', 'source_position') }} as source_place,
             0 as row_index
-        from {{ schema_changes }}
-        where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
-    ) as resets
+        from (
+            {%- if renames %}
+            {{ through_renames('(' ~ resets ~ ')', renames, columns, '0') }}
+            union all
+            select *
+            from ({{ through_renames('(' ~ renames_away ~ ')', renames, columns, '0') }}) as renamed_away
+            where not is_carried
+            {%- else %}
+            {{ resets }}
+            union all
+            {{ renames_away }}
+            {%- endif %}
+        ) as resets
+    ) as placed
 {%- endmacro %}

@@ -7,13 +7,11 @@
     row changes again. -#}
 {% macro version_cells(lives) -%}
     select
-        database_name,
-        table_name,
-        primary_key,
+        {{ row_identity() }},
         change_number,
         struct(
             change_id, operation, changed_at, next_change_id, next_operation, next_changed_at, reset, life_number,
-            before_image_source, changed_columns
+            before_image_source, changed_columns, is_carried, next_is_carried
         ) as version,
         if(is_whole_life, after_image, null) as whole_image,
         column_name,
@@ -24,7 +22,7 @@
                 if(map_contains_key(after_image, column_name), struct(after_image[column_name] as column_value), null),
                 true
             ) over (
-                partition by database_name, table_name, primary_key, life_number, column_name
+                partition by {{ row_identity() }}, life_number, column_name
                 order by change_number
             )
         ) as latest
@@ -39,7 +37,7 @@
                 min(coalesce(size(after_image), -1)) over life as smallest_image
             from {{ lives }}
             where not ends_row
-            window life as (partition by database_name, table_name, primary_key, life_number)
+            window life as (partition by {{ row_identity() }}, life_number)
         )
     ) as lives
         lateral view explode(if(is_whole_life, array(cast(null as string)), life_columns)) as column_name

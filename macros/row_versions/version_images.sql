@@ -2,9 +2,7 @@
     gathered; a column no image of the life carried yet has no cell value and is left out. -#}
 {% macro version_images(cells) -%}
     select
-        database_name,
-        table_name,
-        primary_key,
+        {{ row_identity() }},
         change_number,
         version.*,
         coalesce(
@@ -13,5 +11,5 @@
         ) as row_image
     from {{ cells }}
     where whole_image is not null or latest is not null
-    group by database_name, table_name, primary_key, change_number, version
+    group by {{ row_identity() }}, change_number, version
 {%- endmacro %}

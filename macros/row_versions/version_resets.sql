@@ -1,7 +1,7 @@
 {#- A TRUNCATE or DROP between a change and the row's next change, in the order of its changes
     (`row_change_order`), ends the version the change opened. Of several (the same TRUNCATE may
     come in several formats) the first in that order wins, so that every build names the same
-    one. -#}
+    one. A reset ends the rows of its table incarnation only. -#}
 {% macro version_resets(lives, resets) -%}
     {#- Built here from the reset's columns: Spark 3.5's optimizer fails an assertion on a struct
         column of table_resets compared in this join. -#}
@@ -10,9 +10,11 @@
     from (
         select
             lives.*,
-            if(resets.change_id is null, null, struct(resets.change_id, resets.ddl_kind, resets.reset_at)) as reset,
+            if(
+                resets.change_id is null, null, struct(resets.change_id, resets.ddl_kind, resets.reset_at, resets.is_carried)
+            ) as reset,
             row_number() over (
-                partition by lives.database_name, lives.table_name, lives.primary_key, lives.change_number
+                partition by {{ row_identity('lives') }}, lives.change_number
                 order by {{ reset_order }}
             ) as reset_number
         from {{ lives }} as lives
@@ -20,6 +22,7 @@
             on
                 lives.database_name = resets.database_name
                 and lives.table_name = resets.table_name
+                and lives.table_incarnation <=> resets.table_incarnation
                 and lives.change_order < {{ reset_order }}
                 and (lives.next_change_order is null or lives.next_change_order > {{ reset_order }})
     ) as candidates

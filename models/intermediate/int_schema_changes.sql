@@ -10,6 +10,7 @@ select
     operation as ddl_kind,
     source_operation,
     sql_text,
+    {{ previous_table_name('sql_text', 'table_name') }} as previous_table_name,
     transform(
         table_change.table.columns,
         table_column -> struct(

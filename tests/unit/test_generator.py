@@ -1007,6 +1007,8 @@ KEYS = {
     ("crm", "notes"): ["code"],
     ("shop", "import_batch"): ["id"],
     ("shop", "import_batch_old"): ["id"],
+    ("shop", "import_queue"): ["id"],
+    ("shop", "import_done"): ["id"],
 }
 
 

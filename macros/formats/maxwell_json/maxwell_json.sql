@@ -1,7 +1,8 @@
 {#- A Maxwell's daemon message (Maxwell's "Data Format" page): one row change, or one schema change
     with `--output_ddl`. `old` is a row's old values for an update and the table's old definition
     for a `table-alter`, so it is read as an image (a definition's fields as JSON text); `def`
-    is the table's definition after a DDL. -#}
+    is the table's definition after a DDL, under the table's new name after a rename (whose
+    `table` is the old name). -#}
 {% macro maxwell_json_message_schema() -%}
     struct<
         `database`: string,
@@ -17,6 +18,7 @@
         `old`: {{ json_image_type() }},
         `sql`: string,
         `def`: struct<
+            `table`: string,
             `columns`: array<struct<`name`: string, `type`: string, `signed`: boolean, `precision`: int, `scale`: int>>,
             `primary-key`: array<string>
         >,

@@ -2,7 +2,7 @@
 -- types in row changes (with its place in the message) and in DDL `tableChanges`, and its name
 -- in the images of every row version (formats that carry no types), whether or not the row is
 -- still there. An observation made before a RENAME COLUMN counts for the name the first rename
--- after it gave.
+-- after it gave; one of a table before a RENAME TABLE counts for the table's new name too.
 {%- set binary_formats = [] %}
 {%- set whole_schema_formats = [] %}
 {%- for format, registry in var('cdc_formats').items() %}
@@ -10,6 +10,29 @@
     {%- do whole_schema_formats.append(format) if registry.get('whole_schema') %}
 {%- endfor %}
 with
+
+table_renames as (
+
+    {{ table_renames(ref('fct_schema_changes')) }}
+
+),
+
+row_changes as (
+
+    {{ through_renames(ref('fct_row_changes'), 'table_renames', [
+        'source_format', 'database_name', 'table_name', 'column_types', 'event_at', 'emitted_at', 'source_position',
+        'landed_at', 'file_path', 'line_number', 'message_index', 'row_index',
+    ]) }}
+
+),
+
+schema_changes as (
+
+    {{ through_renames(ref('fct_schema_changes'), 'table_renames', [
+        'source_format', 'database_name', 'table_name', 'ddl_kind', 'sql_text', 'table_columns', 'event_at', 'emitted_at',
+    ], '0') }}
+
+),
 
 observations as (
 
@@ -32,7 +55,7 @@ observations as (
             ),
             null
         ) as observed_place
-    from {{ ref('fct_row_changes') }}
+    from row_changes
         lateral view posexplode(column_types) as position, column_name, column_type
 
     union all
@@ -46,7 +69,7 @@ observations as (
         coalesce(event_at, emitted_at) as observed_at,
         table_column.ordinal_position,
         null as observed_place
-    from {{ ref('fct_schema_changes') }}
+    from schema_changes
         lateral view explode(table_columns) as table_column
 
     union all
@@ -75,7 +98,7 @@ observations as (
 
 column_ddl as (
 
-    {{ column_ddl(ref('fct_schema_changes')) }}
+    {{ column_ddl('schema_changes') }}
 
 ),
 

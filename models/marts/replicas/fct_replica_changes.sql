@@ -2,7 +2,8 @@
 -- changes between versions: the row as the loads before left it, and as this load leaves it. A
 -- load is the changes with one `loaded_at`. After a load, a row is what its latest change in
 -- the source's order (`row_change_order`) among those loaded so far made it: a late change
--- older than that one changes nothing. TRUNCATE and DROP end every row of their table.
+-- older than that one changes nothing. TRUNCATE and DROP end every row of their table; a rename
+-- ends them under the old name and begins, under the new one, those it carried there.
 with
 
 row_events as (
@@ -17,14 +18,38 @@ resets as (
 
 ),
 
+-- The rows a rename carried to the table's new name (dim_row_versions), at the rename's place.
+renamed_rows as (
+
+    select
+        versions.database_name,
+        versions.table_name,
+        versions.primary_key,
+        renames.loaded_at,
+        {{ row_change_order('renames') }}
+    from {{ ref('dim_row_versions') }} as versions
+    inner join resets as renames
+        on versions.opened_by_change_id = renames.change_id and renames.ddl_kind = 'RENAME'
+    where versions.opened_by_operation = 'RENAME'
+
+),
+
 row_keys as (
 
-    select distinct
+    select
         database_name,
         table_name,
         primary_key
     from {{ ref('fct_row_changes') }}
     where primary_key is not null
+
+    union
+
+    select
+        database_name,
+        table_name,
+        primary_key
+    from renamed_rows
 
 ),
 
@@ -57,6 +82,17 @@ events as (
         inner join resets
             on row_keys.database_name = resets.database_name and row_keys.table_name = resets.table_name
     ) as row_resets
+
+    union all
+
+    select
+        database_name,
+        table_name,
+        primary_key,
+        false as ends_row,
+        loaded_at,
+        {{ row_change_order() }}
+    from renamed_rows
 
 ),
 

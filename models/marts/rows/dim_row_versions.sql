@@ -12,15 +12,22 @@
 
 with
 
+-- Each table name's renames: a renamed table's rows go on under its new name.
+table_renames as (
+
+    {{ table_renames(ref('fct_schema_changes')) }}
+
+),
+
 row_events as (
 
-    {{ row_events(ref('fct_row_changes')) }}
+    {{ row_events(ref('fct_row_changes'), 'table_renames') }}
 
 ),
 
 table_resets as (
 
-    {{ table_resets(ref('fct_schema_changes')) }}
+    {{ table_resets(ref('fct_schema_changes'), 'table_renames') }}
 
 ),
 
@@ -86,34 +93,38 @@ versions as (
     select
         *,
         lag(row_image) over (
-            partition by database_name, table_name, primary_key, life_number order by change_number
+            partition by {{ row_identity() }}, life_number order by change_number
         ) as previous_image
     from ({{ version_images('version_cells') }}) as versions
 
 )
 
+-- A version a rename carried to the table's new name is there from the rename, opened by it,
+-- if the row was still there then: a later change of the row under the new name, or none,
+-- closes it, not one the rename also carried.
 select
     versions.database_name,
     versions.table_name,
     versions.primary_key,
     versions.row_image,
-    versions.changed_at as valid_from,
+    if(versions.is_carried, versions.table_incarnation.renamed_at, versions.changed_at) as valid_from,
     coalesce(versions.reset.reset_at, versions.next_changed_at) as valid_to,
     versions.next_change_id is null and versions.reset is null as is_current,
-    versions.change_id as opened_by_change_id,
-    versions.operation as opened_by_operation,
+    if(versions.is_carried, versions.table_incarnation.change_id, versions.change_id) as opened_by_change_id,
+    if(versions.is_carried, 'RENAME', versions.operation) as opened_by_operation,
     coalesce(versions.reset.change_id, versions.next_change_id) as closed_by_change_id,
     coalesce(versions.reset.ddl_kind, versions.next_operation) as closed_by_operation,
     -- What the opening change's message says; where it holds no full old row, what differs from
-    -- the row's previous version, if its life has one.
+    -- the row's previous version, if its life has one. A rename changes no column.
     case
+        when versions.is_carried then cast(array() as array<string>)
         when versions.before_image_source = 'message' then versions.changed_columns
         when versions.previous_image is not null
             then {{ changed_columns('versions.previous_image', 'versions.row_image') }}
     end as changed_columns,
     case
-        when versions.before_image_source = 'message' then 'message'
-        when versions.previous_image is not null then 'previous_version'
+        when versions.before_image_source = 'message' and not versions.is_carried then 'message'
+        when versions.previous_image is not null or versions.is_carried then 'previous_version'
         else 'unknown'
     end as before_image_source,
     versions.change_number,
@@ -121,3 +132,6 @@ select
 from versions
 inner join rebuilt_tables
     on versions.database_name <=> rebuilt_tables.database_name and versions.table_name <=> rebuilt_tables.table_name
+where
+    not versions.is_carried
+    or not (coalesce(versions.next_is_carried, false) or coalesce(versions.reset.is_carried, false))

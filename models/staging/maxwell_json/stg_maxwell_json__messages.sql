@@ -15,7 +15,8 @@ messages as (
         'control_event' as skip_reason,
         message.type as source_operation,
         nullif(message.database, '') as database_name,
-        nullif(message.table, '') as table_name,
+        -- A rename's `table` is the old name; its `def` names the table as the DDL left it.
+        coalesce(nullif(message.def.table, ''), nullif(message.table, '')) as table_name,
         {{ epoch_to_timestamp('message.ts') }} as event_at,
         cast(null as timestamp) as emitted_at,
         nullif(message.position, '') as source_position,

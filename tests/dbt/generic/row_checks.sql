@@ -1,6 +1,7 @@
 {#- Every check of a model's rows in one query, one row (check, failing_rows) per failing check:
     `not_null` columns, `accepted_values` ({column: values}; NULL passes, as in dbt's test),
-    `relationships` ([{column, to, field}]: every non-NULL value is one of `to`'s `field`) and
+    `relationships` ([{column, to, field, where}]: every non-NULL value is one of `to`'s
+    `field`, of the rows `where`, a condition, holds for where given) and
     `unique` keys (lists of columns; NULLs compare equal). The per-row checks are one scan of the
     rows a build has not tested yet (`rows_not_yet_tested`); a key is checked where those rows
     hold it, against every row of the model. -#}
@@ -38,7 +39,7 @@
     from untested
     left anti join {{ relationship.to }} as parent
         on untested.{{ relationship.column }} = parent.{{ relationship.field }}
-    where untested.{{ relationship.column }} is not null
+    where untested.{{ relationship.column }} is not null{{ ' and (' ~ relationship.where ~ ')' if relationship.where }}
     {%- endset -%}
     {%- do checks.append(check) -%}
 {%- endfor -%}

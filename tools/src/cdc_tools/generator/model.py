@@ -134,13 +134,15 @@ class RowChange:
 @dataclass(frozen=True)
 class SchemaChange:
     """One DDL statement. `table` is the table's definition after it (for DROP: the dropped
-    definition; None for database-level QUERY and for TRUNCATE)."""
+    definition; None for database-level QUERY and for TRUNCATE); a RENAME's `table_name` is the
+    new name, `previous_table_name` the old."""
 
     kind: DdlKind
     database: str
     table_name: str | None
     sql: str
     table: Table | None = None
+    previous_table_name: str | None = None
 
 
 @dataclass(frozen=True)

@@ -256,7 +256,8 @@ class StreamBuilder:
         self.live[new_id] = self.live.pop(old_id)
         del self.tables[old_id]
         sql = f"RENAME TABLE `{table.name}` TO `{new_name}`"
-        return self.ddl("RENAME", table.database, new_name, sql, renamed)
+        change = SchemaChange("RENAME", table.database, new_name, sql, renamed, previous_table_name=table.name)
+        return self._statement(1, schema_change=change, table=renamed)
 
     def add_column(self, table: Table, column: Column, after: str) -> Statement:
         table_id = self._id(table.database, table.name)
@@ -671,6 +672,12 @@ def _curated_prefix(b: StreamBuilder) -> Iterator[Statement]:
     yield b.update(b.table("crm", "notes"), [(("N-1",), {"content": "after the rename"})])
     yield b.modify_column(b.table("shop", "orders"), "qty", BIGINT)
     yield b.modify_column(b.table("shop", "customers"), "balance", decimal(14, 2))
+    # A table renamed with its rows: they go on under the new name, and a change there (a
+    # partial image in some formats) continues the row it had.
+    yield b.create(replace(IMPORT_BATCH, name="import_queue"))
+    yield b.insert(b.table("shop", "import_queue"), [dict(id=1, payload="queued"), dict(id=2, payload=None)])
+    yield b.rename(b.table("shop", "import_queue"), "import_done")
+    yield b.update(b.table("shop", "import_done"), [((2,), {"payload": "done after the rename"})])
 
 
 def logical_stream(seed: int, statements: int) -> Iterator[Statement]:

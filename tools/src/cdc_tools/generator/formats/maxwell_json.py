@@ -9,8 +9,8 @@
   columns with their old values. Numbers are JSON numbers (a decimal keeps its scale),
   datetimes and dates their MySQL text, NULL is null.
 - DDL (`--output_ddl`): table-create with `def` (columns and `primary-key`), table-alter with
-  the `def` after it (RENAME TABLE too: Maxwell parses it as an alter), table-drop,
-  database-create; `sql` the statement. Maxwell sends nothing for TRUNCATE and index DDL.
+  the `def` after it (RENAME TABLE too: Maxwell parses it as an alter, `table` the old name),
+  table-drop, database-create; `sql` the statement. Maxwell sends nothing for TRUNCATE and index DDL.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def _ddl(statement: Statement) -> list[str]:
         return []
     message: dict[str, Any] = {"type": DDL_TYPES[change.kind], "database": change.database}
     if change.table_name is not None:
-        message["table"] = change.table_name
+        # A rename's `table` is the old name (Maxwell's own); its `def` names the new one.
+        message["table"] = change.previous_table_name or change.table_name
     if change.kind in ("CREATE", "ALTER", "RENAME"):
         assert change.table is not None
         message["def"] = _definition(change.table)
@@ -133,6 +134,12 @@ def _maxwell_add_column(message: Message, column: str, value: Any) -> None:
         message["data"][column] = value
 
 
+def _maxwell_rename(message: Message, database: str, table: str) -> None:
+    """A DDL's `def` names its table too, and first (a rename's `table` is the old name)."""
+    if isinstance(message.get("def"), dict) and message["def"].get("table"):
+        message["def"] |= {"database": database, "table": table}
+
+
 RULES = FormatRules(
     operation=("type",),
     operation_codes=frozenset(
@@ -171,4 +178,5 @@ RULES = FormatRules(
     # In seconds, as a row's: the staging reads an epoch's unit by its magnitude.
     event_time=EventTime(("ts",), _seconds),
     null_column=null_in_images("data", "old"),
+    rename_table=_maxwell_rename,
 )
