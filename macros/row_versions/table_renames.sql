@@ -132,7 +132,8 @@
                 unplaced.*,
                 renames.renamed_into,
                 renames.renamed_away,
-                {{ rename_order(row_index) }} as placed_order
+                -- Only a renamed table's rows need a place among its renames.
+                if(renames.table_name is null, null, {{ rename_order(row_index) }}) as placed_order
             from {{ relation }} as unplaced
             left join {{ renames }} as renames
                 on unplaced.database_name = renames.database_name and unplaced.table_name = renames.table_name

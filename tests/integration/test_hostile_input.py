@@ -684,19 +684,24 @@ def test_row_checks_fail_when_a_version_names_no_row_change(spark: Any, manifest
         " opened_by_operation, closed_by_operation, before_image_source, loaded_at)"
     )
 
-    def run(*opened_by: str) -> int:
+    def run(*versions: tuple[str, str, str]) -> int:
+        """Versions of `users`, each (its opening change, its row's key, the change's operation)."""
         rows = ", ".join(
-            f"('shop', 'users', 'k{i}', map('id', '{i}'), true, '{change}', {i}, 'INSERT', null, 'message',"
+            f"('shop', 'users', '{key}', map('id', '{key}'), true, '{change}', {i}, '{operation}', null, 'message',"
             " timestamp'2024-01-01')"
-            for i, change in enumerate(opened_by)
+            for i, (change, key, operation) in enumerate(versions)
         )
-        versions = f"select * from values {rows} as {columns}"
-        facts = "select * from values ('c1'), ('c2') as t(change_id)"
-        return _run_on(spark, manifest, test, {"dim_row_versions": versions, "fct_row_changes": facts})
+        tables = {
+            "dim_row_versions": f"select * from values {rows} as {columns}",
+            "fct_row_changes": "select * from values ('c1'), ('c2') as t(change_id)",
+            "fct_schema_changes": "select * from values ('r1') as t(change_id)",
+        }
+        return _run_on(spark, manifest, test, tables)
 
-    assert run("c1", "c2") == 0
-    assert run("c1", "c3") == 1
-    assert run("c1", "c1") == 1
+    assert run(("c1", "k1", "INSERT"), ("c2", "k2", "UPDATE"), ("r1", "k1", "RENAME"), ("r1", "k2", "RENAME")) == 0
+    assert run(("c1", "k1", "INSERT"), ("c3", "k2", "INSERT")) == 1  # no such row change
+    assert run(("c1", "k1", "INSERT"), ("c1", "k1", "INSERT")) == 1  # one change, two versions of a row
+    assert run(("c1", "k1", "RENAME")) == 1  # a rename is a schema change
 
 
 # ---------------------------------------------------------------------------- freshness
