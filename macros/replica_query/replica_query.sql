@@ -213,11 +213,11 @@
 {#- The columns of dim_row_versions, each as itself or as `overrides` gives it: the select list
     of a step that rewrites some. -#}
 {% macro row_version_columns(overrides={}) -%}
-    {%- for column in ['database_name', 'table_name', 'primary_key', 'row_image', 'valid_from', 'valid_to', 'is_current',
+    {{ qualified_columns([
+        'database_name', 'table_name', 'primary_key', 'row_image', 'valid_from', 'valid_to', 'is_current',
         'opened_by_change_id', 'opened_by_operation', 'closed_by_change_id', 'closed_by_operation', 'changed_columns',
-        'before_image_source', 'change_number', 'loaded_at'] %}
-    {{ overrides.get(column, column) }} as {{ column }}{{ ',' if not loop.last }}
-    {%- endfor %}
+        'before_image_source', 'change_number', 'loaded_at',
+    ], overrides=overrides) }}
 {%- endmacro %}
 
 

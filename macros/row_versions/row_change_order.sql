@@ -23,10 +23,16 @@
 {%- endmacro %}
 
 
-{#- `columns` as a select list, each `<relation>.<column>` where a relation is named. -#}
-{% macro qualified_columns(columns, relation=none) -%}
+{#- `columns` as a select list, each `<relation>.<column>` where a relation is named, or
+    `<expression> as <column>` where `overrides` gives the column an expression. -#}
+{% macro qualified_columns(columns, relation=none, overrides={}) -%}
     {%- for column in columns -%}
-        {{ relation ~ '.' if relation }}{{ column }}{{ ', ' if not loop.last }}
+        {%- if column in overrides -%}
+            {{ overrides[column] }} as {{ column }}
+        {%- else -%}
+            {{ relation ~ '.' if relation }}{{ column }}
+        {%- endif -%}
+        {{ ', ' if not loop.last }}
     {%- endfor -%}
 {%- endmacro %}
 

@@ -15,16 +15,13 @@
         'ends_row': 'true',
     } -%}
     {%- set events -%}
-        select {{ columns | join(', ') }}
-        from (select *, operation = 'DELETE' as ends_row from {{ row_changes }}) as changes
+        select {{ qualified_columns(columns, overrides={'ends_row': "operation = 'DELETE'"}) }}
+        from {{ row_changes }}
         where primary_key is not null
 
         union all
 
-        select
-            {%- for column in columns %}
-            {{ old_key_ends[column] ~ ' as ' if column in old_key_ends }}{{ column }}{{ ',' if not loop.last }}
-            {%- endfor %}
+        select {{ qualified_columns(columns, overrides=old_key_ends) }}
         from (
             select
                 *,

@@ -1,15 +1,13 @@
-{#- Where a change or DDL of a table sits among the table's renames: its event time, source place
-    and arrival, as `row_change_order` sorts changes. `row_index` is `0` for a DDL. -#}
+{#- Where a change or DDL of a table sits among the table's renames: its event time, then its
+    place and arrival (`place_and_arrival_columns`), as `row_change_order` sorts changes.
+    `row_index` is `0` for a DDL. -#}
 {% macro rename_order(row_index='row_index') -%}
     struct(
         coalesce(event_at, emitted_at) as changed_at,
-        {{ source_place('source_format', 'source_position') }} as source_place,
-        landed_at,
-        file_path,
-        line_number,
-        message_index,
-        {{ row_index }} as row_index,
-        change_id
+        {{ qualified_columns(place_and_arrival_columns(), overrides={
+            'source_place': source_place('source_format', 'source_position'),
+            'row_index': row_index,
+        }) }}
     )
 {%- endmacro %}
 
@@ -106,11 +104,11 @@
     renames was: a renamed table's rows go on under its new name. `renames` is
     `table_renames`'; `row_index` as `rename_order`'s. -#}
 {% macro through_renames(relation, renames, columns, row_index='row_index') -%}
-    {%- set renamed = {'table_name': 'named.table_name', 'loaded_at': 'greatest(placed.loaded_at, named.loaded_at) as loaded_at'} -%}
     select
-        {%- for column in columns %}
-        {{ renamed.get(column, 'placed.' ~ column) }},
-        {%- endfor %}
+        {{ qualified_columns(columns, 'placed', {
+            'table_name': 'named.table_name',
+            'loaded_at': 'greatest(placed.loaded_at, named.loaded_at)',
+        }) }},
         named.table_incarnation,
         named.is_carried
     from (

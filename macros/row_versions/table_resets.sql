@@ -9,16 +9,12 @@
         'source_position', 'landed_at', 'file_path', 'line_number', 'message_index', 'loaded_at',
     ] -%}
     {%- set resets -%}
-        select {{ columns | join(', ') }}
+        select {{ qualified_columns(columns) }}
         from {{ schema_changes }}
         where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
     {%- endset -%}
     {%- set renames_away -%}
-        select
-            {%- for column in columns %}
-            {{ {'table_name': 'previous_table_name as table_name', 'ddl_kind': "'RENAME' as ddl_kind"}.get(column, column) }}
-            {{- ',' if not loop.last }}
-            {%- endfor %}
+        select {{ qualified_columns(columns, overrides={'table_name': 'previous_table_name', 'ddl_kind': "'RENAME'"}) }}
         from {{ schema_changes }}
         where previous_table_name is not null
     {%- endset -%}

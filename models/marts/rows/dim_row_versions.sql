@@ -123,8 +123,9 @@ select
             then {{ changed_columns('versions.previous_image', 'versions.row_image') }}
     end as changed_columns,
     case
-        when versions.before_image_source = 'message' and not versions.is_carried then 'message'
-        when versions.previous_image is not null or versions.is_carried then 'previous_version'
+        when versions.is_carried then 'previous_version'
+        when versions.before_image_source = 'message' then 'message'
+        when versions.previous_image is not null then 'previous_version'
         else 'unknown'
     end as before_image_source,
     versions.change_number,
