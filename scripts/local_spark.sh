@@ -27,6 +27,9 @@ local_spark_args() {
         --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem
         # Spark 3.5's analyzer needs about 120 passes over the Debezium staging.
         --conf spark.sql.analyzer.maxIterations=200
+        # Expressions interpreted where CDC_SPARK_CODEGEN=false, as the profile runs them for tests.
+        --conf "spark.sql.codegen.wholeStage=${CDC_SPARK_CODEGEN:-true}"
+        --conf "spark.sql.codegen.factoryMode=$([[ "${CDC_SPARK_CODEGEN:-true}" == false ]] && echo NO_CODEGEN || echo FALLBACK)"
         # Parquet timestamps with statistics, which `loaded_at` filters skip row groups on.
         --conf spark.sql.parquet.outputTimestampType=TIMESTAMP_MICROS
     )
