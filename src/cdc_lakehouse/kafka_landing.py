@@ -15,8 +15,9 @@ from collections.abc import Callable
 from functools import reduce
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.streaming import StreamingQuery
 
 from cdc_lakehouse.avro import record_schema
 from cdc_lakehouse.avro.values import with_texts
@@ -61,51 +62,70 @@ def land(
     this run landed, a row per topic partition. Each stream keeps its offsets below
     `checkpoint_root`, else beside its table's folder."""
     landed_at = F.timestamp_micros(F.lit(spark.sql("select unix_micros(current_timestamp())").first()[0]))
-    reads = []
-    for format_, entry in formats.items():
-        stream = (
-            spark.readStream.format("kafka")
-            .options(**options)
-            .option("subscribePattern", entry["topics"])
-            .option("startingOffsets", "earliest")
-            .option("includeHeaders", "true")
-            .load()
-            .select(*RECORD_COLUMNS, landed_at.alias("landed_at"))
+    # The streams run side by side: each spends most of its time waiting on the broker and on
+    # its checkpoint's files, and a failed one stops the others.
+    queries: list[StreamingQuery] = []
+    try:
+        for format_, entry in formats.items():
+            queries.append(_start(spark, format_, entry, options, landed_at, checkpoint_root, registry_url))
+        for query in queries:
+            query.awaitTermination()
+    finally:
+        for query in queries:
+            query.stop()
+    reads = [
+        spark.table(entry["records"])
+        .where(F.col("landed_at") == landed_at)
+        .groupBy("topic", "partition")
+        .agg(
+            F.min("offset").alias("first_offset"),
+            F.max("offset").alias("last_offset"),
+            F.count("*").alias("records"),
         )
-        if not entry["avro"]:
-            stream = stream.select("*", *(F.lit(None).cast("string").alias(text) for text in TEXT_COLUMNS))
-        # By its folder: Delta 4.0 refuses a stream into its catalog table (DELTA_INVALID_V1_TABLE_CALL).
-        location = location_of(spark, entry["records"])
-        checkpoint = (
-            f"{checkpoint_root.rstrip('/')}/{entry['records']}" if checkpoint_root else f"{location}_checkpoint"
+        .select(
+            F.lit(format_).alias("source_format"),
+            "topic",
+            "partition",
+            "first_offset",
+            "last_offset",
+            "records",
+            landed_at.alias("landed_at"),
         )
-        writer = stream.writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
-        if entry["avro"]:
-            writer = writer.foreachBatch(_decoding_appender(location, checkpoint, format_, registry_url))
-        else:
-            writer = writer.format("delta").option("path", location)
-        query = writer.start()
-        query.awaitTermination()
-        reads.append(
-            spark.table(entry["records"])
-            .where(F.col("landed_at") == landed_at)
-            .groupBy("topic", "partition")
-            .agg(
-                F.min("offset").alias("first_offset"),
-                F.max("offset").alias("last_offset"),
-                F.count("*").alias("records"),
-            )
-            .select(
-                F.lit(format_).alias("source_format"),
-                "topic",
-                "partition",
-                "first_offset",
-                "last_offset",
-                "records",
-                landed_at.alias("landed_at"),
-            )
-        )
+        for format_, entry in formats.items()
+    ]
     return reduce(DataFrame.unionByName, reads)
+
+
+def _start(
+    spark: SparkSession,
+    format_: str,
+    entry: dict[str, Any],
+    options: dict[str, str],
+    landed_at: Column,
+    checkpoint_root: str | None,
+    registry_url: str,
+) -> StreamingQuery:
+    """Starts the stream that lands what is new in the format's topics into its records table."""
+    stream = (
+        spark.readStream.format("kafka")
+        .options(**options)
+        .option("subscribePattern", entry["topics"])
+        .option("startingOffsets", "earliest")
+        .option("includeHeaders", "true")
+        .load()
+        .select(*RECORD_COLUMNS, landed_at.alias("landed_at"))
+    )
+    if not entry["avro"]:
+        stream = stream.select("*", *(F.lit(None).cast("string").alias(text) for text in TEXT_COLUMNS))
+    # By its folder: Delta 4.0 refuses a stream into its catalog table (DELTA_INVALID_V1_TABLE_CALL).
+    location = location_of(spark, entry["records"])
+    checkpoint = f"{checkpoint_root.rstrip('/')}/{entry['records']}" if checkpoint_root else f"{location}_checkpoint"
+    writer = stream.writeStream.option("checkpointLocation", checkpoint).trigger(availableNow=True)
+    if entry["avro"]:
+        writer = writer.foreachBatch(_decoding_appender(location, checkpoint, format_, registry_url))
+    else:
+        writer = writer.format("delta").option("path", location)
+    return writer.start()
 
 
 def _decoding_appender(
