@@ -112,7 +112,8 @@ test-fast: setup
 C1_ONLY := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m
 test-fast test-unit test-dbt-unit test-integration: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(C1_ONLY)
 # For the same reason they run Spark's expressions interpreted, without generated code (the
-# profile's CDC_SPARK_CODEGEN), Spark 3.5's too; the conformance test and `make bench` keep it.
+# profile's CDC_SPARK_CODEGEN), Spark 3.5's too. The conformance test keeps it, so that one suite
+# runs the generated code production runs; so does `make bench`.
 test-fast test-unit test-dbt-unit test-integration test-spark35: export CDC_SPARK_CODEGEN := false
 
 # sqlfluff's dbt templater compiles against a warehouse of its own: one a build left would have
