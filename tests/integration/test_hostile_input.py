@@ -609,7 +609,7 @@ def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark
             test,
             {
                 "int_messages": outcomes,
-                "int_row_changes": row_changes,
+                "int_row_changes_labelled": row_changes,
                 "fct_row_changes": facts,
             },
         )

@@ -1,5 +1,7 @@
 -- Every message classified as a row change gives at least one row change, and every row change
--- (redeliveries included) is in the fact under its change_id.
+-- (redeliveries included) is in the fact under its change_id. The row changes are read as
+-- int_row_changes_labelled holds them, the table the fact is loaded from: the check spans both
+-- steps, and does not compute the int_row_changes view again.
 with
 
 outcomes as (
@@ -13,7 +15,7 @@ outcomes as (
 row_changes as (
 
     select *
-    from {{ ref('int_row_changes') }}
+    from {{ ref('int_row_changes_labelled') }}
     where {{ loaded_since_data_tests_passed() }}
 
 )
