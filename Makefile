@@ -110,11 +110,17 @@ test-fast: setup
 # bench` keeps C2: its builds are long, and so does test-spark35: Spark 3.5's JVMs are quicker
 # with it.
 C1_ONLY := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m
-test-fast test-unit test-dbt-unit test-integration: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(C1_ONLY)
 # For the same reason they run Spark's expressions interpreted, without generated code (the
 # profile's CDC_SPARK_CODEGEN), Spark 3.5's too. The conformance test keeps it, so that one suite
 # runs the generated code production runs; so does `make bench`.
 test-fast test-unit test-dbt-unit test-integration test-spark35: export CDC_SPARK_CODEGEN := false
+# These JVMs (Spark's, the Thrift server's, the broker's) also collect garbage on one thread, as
+# suits small heaps on two cores, and skip verifying the bytecode of their jars, which Maven
+# fetched against their checksums or the pyspark wheel ships: less CPU for the same build with C1
+# (with C2, as test-spark35 and the conformance test run, no clear gain was measured:
+# docs/performance.md#the-test-suite).
+TEST_JVM := -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote
+test-fast test-unit test-dbt-unit test-integration: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(TEST_JVM) $(C1_ONLY)
 
 # sqlfluff's dbt templater compiles against a warehouse of its own: one a build left would have
 # it lint the incremental branches, which a fresh clone never sees.
@@ -158,10 +164,10 @@ test-integration: setup browser
 
 # Spark 3.5's forms of the SQL: dbt's unit tests (every format's staging, its rejections, the
 # shared rules), the local equivalence build (every model over every format's stream) and a
-# replica rewritten where Delta 3.3 cannot widen its column.
+# replica rewritten where Delta 3.3 cannot widen its column. Its JVMs keep their defaults.
 test-spark35: export CDC_SPARK_JARS := jvm/jars/spark-3.5/*
 test-spark35: $(INSTALLED35) $(JARS35)
-	$(MAKE) test-dbt-unit BIN=$(VENV35)/bin C1_ONLY= FAST_DIR=$(CURDIR)/target/test-spark35
+	$(MAKE) test-dbt-unit BIN=$(VENV35)/bin C1_ONLY= TEST_JVM= FAST_DIR=$(CURDIR)/target/test-spark35
 	$(VENV35)/bin/pytest tests/integration/test_format_equivalence.py tests/integration/test_replica_schema_changes.py
 
 # The project compiled by dbt-databricks for the databricks_uc target, without a workspace. The
