@@ -1,6 +1,6 @@
 """The pieces of the Kafka landing that need no broker: which topics a format reads and what
-its records table is (cdc_lakehouse.kafka_landing), and a landed file's lines as records
-(cdc_tools.kafka)."""
+its records table is (cdc_lakehouse.kafka_landing), a landed file's lines as records and a
+broker's storage formatted (cdc_tools.kafka)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from cdc_lakehouse.kafka_landing import plan
-from cdc_tools.kafka import landed_lines
+from cdc_tools.kafka import broker_settings, format_storage, landed_lines
+from cdc_tools.producers.postgres import free_port
 
 
 def test_a_format_reads_the_topic_named_as_it_unless_told_otherwise() -> None:
@@ -42,3 +43,12 @@ def test_a_landed_file_is_a_record_a_line(tmp_path: Path, content: bytes, lines:
     path = tmp_path / "part.jsonl"
     path.write_bytes(content)
     assert landed_lines(path) == lines
+
+
+def test_storage_is_formatted_for_a_cluster_id_that_begins_with_a_dash(tmp_path: Path) -> None:
+    """A random cluster id begins with '-' one time in 64: the Kafka tests' broker once failed
+    to start on one."""
+    settings = tmp_path / "server.properties"
+    settings.write_text(broker_settings(free_port(), free_port(), tmp_path))
+    format_storage(settings, "-FebPkBKQDKUBvqqd-OLoQ")
+    assert "cluster.id=-FebPkBKQDKUBvqqd-OLoQ\n" in (tmp_path / "logs" / "meta.properties").read_text()

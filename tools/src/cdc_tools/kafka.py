@@ -36,7 +36,8 @@ START_TIMEOUT_S = 60
 HEAP = "-Xmx512m"  # a broker for tests and development, beside Spark on a 2-core machine
 
 
-def _settings(port: int, controller_port: int, data: Path) -> str:
+def broker_settings(port: int, controller_port: int, data: Path) -> str:
+    """A single-node broker's server.properties, its logs under `data`."""
     settings = {
         "process.roles": "broker,controller",
         "node.id": "1",
@@ -64,6 +65,14 @@ def _java(*arguments: str) -> list[str]:
     return ["java", HEAP, "-cp", f"{JARS.resolve()}/*", *arguments]
 
 
+def format_storage(settings: Path, cluster_id: str) -> None:
+    """Formats the log folder of `settings` (a server.properties) for a new cluster."""
+    # `--cluster-id=`: a random id begins with '-' one time in 64, which the tool would read as
+    # an option.
+    format_tool = ("kafka.tools.StorageTool", "format", f"--cluster-id={cluster_id}", "-c", str(settings))
+    subprocess.run(_java(*format_tool), check=True, capture_output=True)
+
+
 @dataclass
 class Broker:
     """A broker over `data` (made anew by `start()` unless it holds one already), listening on
@@ -80,12 +89,10 @@ class Broker:
     def start(self) -> None:
         self.data.mkdir(parents=True, exist_ok=True)
         settings = self.data / "server.properties"
-        settings.write_text(_settings(self.port, free_port(), self.data))
+        settings.write_text(broker_settings(self.port, free_port(), self.data))
         if not (self.data / "logs" / "meta.properties").exists():
             # A cluster id is any 16 bytes in URL-safe base64 (`kafka-storage random-uuid`).
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-            format_storage = ("kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(settings))
-            subprocess.run(_java(*format_storage), check=True, capture_output=True)
+            format_storage(settings, base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))
         with (self.data / "broker.log").open("w") as log:
             self._process = subprocess.Popen(
                 _java("kafka.Kafka", str(settings)), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
