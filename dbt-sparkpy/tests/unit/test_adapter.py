@@ -124,17 +124,31 @@ def test_session_connections_use_the_seed_safe_wrapper() -> None:
     assert isinstance(connection.handle, SparkpySessionConnectionWrapper)
 
 
-def test_session_statements_run_on_the_running_session_as_it_is(spark: SparkSession) -> None:
-    creds = _creds(server_side_parameters={"spark.sql.shuffle.partitions": "7"})
+def test_a_connection_gives_the_running_session_the_profiles_sql_settings_once(spark: SparkSession) -> None:
+    # As a second dbt invocation in the same process, with another profile (ANSI mode on).
+    parameters = {"spark.sql.shuffle.partitions": "7", "spark.master": "local[3]"}
+    creds = _creds(ansi_mode=True, server_side_parameters=parameters)
     connection = SparkpyConnectionManager.open(
         Connection(type="sparkpy", name="t", credentials=creds, state=ConnectionState.INIT)
     )
-    handle = connection.handle.cursor()
-    handle.execute("create or replace temporary view sparkpy_statement as select 42 as answer")
-    handle.execute("select answer from sparkpy_statement")  # a temp view: the same session
-    assert [tuple(row) for row in handle.fetchall()] == [(42,)]
-    # The profile's parameters built the session; they are not applied again per statement.
-    assert spark.conf.get("spark.sql.shuffle.partitions") == "1"
+    try:
+        assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "7"
+        assert spark.conf.get("spark.master") == "local[1]"  # only a new session takes it
+        # Statements run on that session as it is, and another connection of the same profile
+        # (another dbt thread's) does not give them again: what a hook set stays set.
+        spark.conf.set("spark.sql.shuffle.partitions", "2")
+        handle = connection.handle.cursor()
+        handle.execute("create or replace temporary view sparkpy_statement as select 42 as answer")
+        handle.execute("select answer from sparkpy_statement")  # a temp view: the same session
+        assert [tuple(row) for row in handle.fetchall()] == [(42,)]
+        SparkpyConnectionManager.open(
+            Connection(type="sparkpy", name="u", credentials=creds, state=ConnectionState.INIT)
+        )
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", "false")
+        spark.conf.set("spark.sql.shuffle.partitions", "1")
 
 
 def test_submit_binds_spark_to_active_session(spark: SparkSession) -> None:

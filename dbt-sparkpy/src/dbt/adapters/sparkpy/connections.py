@@ -58,8 +58,9 @@ class SparkpyConnectionManager(SparkConnectionManager):
         connection = super().open(connection)
         # Imported here, as dbt-spark does: only the session method needs pyspark at this point.
         from dbt.adapters.spark.session import SessionConnectionWrapper
-        from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper
+        from dbt.adapters.sparkpy.session import SparkpySessionConnectionWrapper, apply_sql_settings
 
         if isinstance(connection.handle, SessionConnectionWrapper):
             connection.handle = SparkpySessionConnectionWrapper(connection.handle.handle)
+            apply_sql_settings(connection.credentials.server_side_parameters)
         return connection

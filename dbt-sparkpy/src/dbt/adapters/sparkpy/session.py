@@ -1,7 +1,7 @@
 """dbt-spark's ``session`` connection on one SparkSession built once, with seed values rendered
 as proper SQL literals. Imported only where the session method runs: it needs pyspark."""
 
-from typing import Any, Mapping, Union
+from typing import Any, Dict, Mapping, Union
 
 from dbt.adapters.spark.session import Cursor, SessionConnectionWrapper
 from dbt.adapters.sparkpy.preflight import check_java, check_metastore_free
@@ -9,6 +9,10 @@ from dbt_common.exceptions import DbtRuntimeError
 from pyspark import SparkContext
 from pyspark.sql import SparkSession
 from pyspark.sql.utils import AnalysisException
+
+# The profile's parameters the running session was last given (by its start or by
+# `apply_sql_settings`).
+_given: Dict[str, str] = {}
 
 
 def local_session(server_side_parameters: Mapping[str, Any]) -> SparkSession:
@@ -23,7 +27,27 @@ def local_session(server_side_parameters: Mapping[str, Any]) -> SparkSession:
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in server_side_parameters.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    _given.clear()
+    _given.update({key: str(value) for key, value in server_side_parameters.items()})
+    return session
+
+
+def apply_sql_settings(server_side_parameters: Mapping[str, Any]) -> None:
+    """Gives a running SparkSession another profile's settings that a running session can
+    change (SQL settings, ANSI mode among them): a session an earlier dbt invocation in this
+    process started (dbt's programmatic runner) would otherwise keep that invocation's. The
+    others (master, memory, class path, warehouse) stay as the session started. Parameters it
+    was already given are not given again, so that what a hook set stays set."""
+    wanted = {key: str(value) for key, value in server_side_parameters.items()}
+    if SparkContext._active_spark_context is None or wanted == _given:
+        return
+    spark = SparkSession.builder.getOrCreate()
+    for key, value in wanted.items():
+        if spark.conf.isModifiable(key) and spark.conf.get(key, None) != value:
+            spark.conf.set(key, value)
+    _given.clear()
+    _given.update(wanted)
 
 
 class SparkpyCursor(Cursor):
