@@ -25,6 +25,7 @@ from selenium.webdriver.support.expected_conditions import element_to_be_clickab
 from selenium.webdriver.support.ui import WebDriverWait
 
 from support.dbt_harness import DBT, REPO, Build, free_port, profiles_dir
+from support.dbt_worker import DbtWorker
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -70,14 +71,13 @@ return {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def site(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> Iterator[str]:
     """The URL of the docs site, generated and served as `make docs` does, on a free port."""
     root = tmp_path_factory.mktemp("docs")
     profiles = profiles_dir(root)
-    generate = Build(name="docs", root=root, args=["docs", "generate"], driver_memory="2g")
+    generate = Build(name="docs", root=root, args=["docs", "generate"], schema="docs_site", worker=shared_worker)
     generate.start(profiles)
     generate.wait()
-    generate.stop()
     port = free_port()
     log = (root / "serve.txt").open("w")
     server = subprocess.Popen(

@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -244,24 +243,30 @@ def _write_landing(root: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build]]:
+def builds(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> dict[str, Build]:
     """Starts the module's builds, one after the other in one worker, each in a schema of its own,
     with ANSI mode on (a failing cast or an overflow fails the query instead of giving NULL)."""
     root = tmp_path_factory.mktemp("e2e")
     profiles = profiles_dir(root)
-    worker = DbtWorker(root / "spark")
     started = {
-        "samples": Build("samples", root / "samples", DATA_BUILD, env=ANSI_MODE, worker=worker),
+        "samples": Build("samples", root / "samples", DATA_BUILD, schema="e2e", env=ANSI_MODE, worker=shared_worker),
         # After the samples' build, on its warehouse (the worker runs one command at a time).
-        "samples_docs": Build("samples docs", root / "samples_docs", ["docs", "generate"], worker=worker),
+        "samples_docs": Build(
+            "samples docs",
+            root / "samples_docs",
+            ["docs", "generate"],
+            schema="e2e",
+            env=ANSI_MODE,
+            worker=shared_worker,
+        ),
         "custom": Build(
             "custom landing root",
             root / "custom",
             DATA_BUILD,
             _write_landing(root / "landing"),
-            schema="cdc_custom",
+            schema="e2e_custom",
             env=ANSI_MODE,
-            worker=worker,
+            worker=shared_worker,
             followups=[
                 ["show", "--inline", "select name, price from {{ replica_relation('shop', 'items') }}"],
                 ["show", "--inline", f"select primary_key, change_type, after_image.name from ({NET_CHANGES})"],
@@ -270,12 +275,9 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
             ],
         ),
     }
-    try:
-        for build in started.values():
-            build.start(profiles)
-        yield started
-    finally:
-        worker.close()
+    for build in started.values():
+        build.start(profiles)
+    return started
 
 
 @pytest.fixture(scope="module")

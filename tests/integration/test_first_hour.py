@@ -32,30 +32,40 @@ MISTAKES = {
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build]]:
+def builds(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> Iterator[dict[str, Build]]:
     root = tmp_path_factory.mktemp("first_hour")
     (root / "cdc" / "canal_json").mkdir(parents=True)
     profiles = profiles_dir(root)
-    worker = DbtWorker(root / "spark")
     started = {}
     for name, (dbt_vars, landing, _) in MISTAKES.items():
         landing_root = {} if landing is None else {"landing_root": root / landing}
-        started[name] = Build(name, root / name, ARGS, dbt_vars=dbt_vars, worker=worker, check=False, **landing_root)
+        started[name] = Build(
+            name,
+            root / name,
+            ARGS,
+            dbt_vars=dbt_vars,
+            schema="first_hour",
+            worker=shared_worker,
+            check=False,
+            **landing_root,
+        )
     # The first worker holds the warehouse's metastore from its first use of the catalog on.
     started["catalog_used"] = Build(
-        "catalog used", root / "catalog_used", ["run-operation", "create_landing_tables"], worker=worker
+        "catalog used",
+        root / "catalog_used",
+        ["run-operation", "create_landing_tables"],
+        schema="first_hour",
+        worker=shared_worker,
     )
-    started["metastore_held"] = Build(
-        "metastore held", root / "metastore_held", ARGS, worker=DbtWorker(root / "spark"), check=False
-    )
+    second = DbtWorker(shared_worker.spark_dir)  # a second process on that warehouse
+    started["metastore_held"] = Build("metastore held", root / "metastore_held", ARGS, worker=second, check=False)
     try:
         for build in started.values():
             build.start(profiles)
             build.wait()
         yield started
     finally:
-        for build in started.values():
-            build.stop()
+        second.close()
 
 
 @pytest.mark.parametrize("mistake", MISTAKES)

@@ -44,6 +44,7 @@ from support.compared_facts import (
     multiset_difference,
 )
 from support.dbt_harness import DATA_BUILD, REPO, Build, ThriftServer, file_name, profiles_dir
+from support.dbt_worker import DbtWorker
 from support.plain_merge import PlainMergeReplicas, spark_type
 
 # Every format the project reads; those with binary container files land in both encodings.
@@ -102,7 +103,7 @@ def server(root: Path) -> ThriftServer:
 
 
 @pytest.fixture(scope="module")
-def builds(root: Path, landing: Path, server: ThriftServer) -> Iterator[dict[str, Build]]:
+def builds(root: Path, landing: Path, server: ThriftServer, shared_worker: DbtWorker) -> Iterator[dict[str, Build]]:
     """The same build on the local target and on the thrift target (a Spark Thrift Server with
     Spark Connect for the Python model), started together: the local one with ANSI mode off
     (dbt-spark's default), the server with it on (Spark 4's and Databricks SQL's). dbt's unit
@@ -115,8 +116,9 @@ def builds(root: Path, landing: Path, server: ThriftServer) -> Iterator[dict[str
             root / target,
             DATA_BUILD,
             landing,
-            driver_memory="2g",
             target=target,
+            schema="equivalence",
+            worker=shared_worker if target == "local" else None,
             env=server.env if target == "thrift" else {},
             after=server.down if target == "thrift" else None,
         )

@@ -31,7 +31,6 @@ import random
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -175,39 +174,34 @@ def landing(tmp_path_factory: pytest.TempPathFactory) -> Landing:
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing) -> Iterator[dict[str, Build]]:
+def builds(tmp_path_factory: pytest.TempPathFactory, landing: Landing, shared_worker: DbtWorker) -> dict[str, Build]:
     root = tmp_path_factory.mktemp("hostile_build")
     profiles = profiles_dir(root)
-    worker = DbtWorker(root / "spark")  # the two builds one after the other, each in its schema
     started = {
         "hostile": Build(
             "hostile input",
             root / "hostile",
             DATA_BUILD,
             landing.root,
-            driver_memory="2g",
             dbt_vars=landing.dbt_vars,
+            schema="hostile",
             env=ANSI_MODE,
-            worker=worker,
+            worker=shared_worker,
         ),
         "freshness": Build(
             "source freshness",
             root / "freshness",
             ["source", "freshness"],
             _write_freshness_landing(root / "freshness_landing"),
-            driver_memory="2g",
-            schema="cdc_freshness",
+            schema="hostile_freshness",
             check=False,
             env=ANSI_MODE,
-            worker=worker,
+            worker=shared_worker,
         ),
     }
-    try:
-        for build in started.values():
-            build.start(profiles)
-        yield started
-    finally:
-        worker.close()
+    for build in started.values():
+        build.start(profiles)
+    return started
 
 
 @pytest.fixture(scope="module")

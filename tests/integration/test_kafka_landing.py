@@ -99,39 +99,40 @@ def _keyed_change(name: str, registry: SchemaRegistry) -> tuple[bytes, bytes]:
 
 @pytest.fixture(scope="module")
 def builds(
-    landing: Path, broker: Broker, schema_registry: SchemaRegistry, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[list[Build]]:
+    landing: Path,
+    broker: Broker,
+    schema_registry: SchemaRegistry,
+    tmp_path_factory: pytest.TempPathFactory,
+    shared_worker: DbtWorker,
+) -> list[Build]:
     root = tmp_path_factory.mktemp("kafka_builds")
     profiles = profiles_dir(root)
-    worker = DbtWorker(root / "spark")
     dbt_vars = {
         "landing_source": "kafka",
         "kafka_bootstrap_servers": broker.bootstrap_servers,
         "kafka_schema_registry_url": schema_registry.url,
     }
     builds = []
-    try:
-        for index, run in enumerate(RUNS):
-            for name in FORMAT_NAMES:
-                produce(broker.bootstrap_servers, name, _values(landing, name, run, schema_registry))
-            if index == len(RUNS) - 1:
-                for name in KEYED_FORMATS:
-                    key, value = _keyed_change(name, schema_registry)
-                    produce(broker.bootstrap_servers, name, [value, b""], keys=[key, key])
-            build = Build(
-                f"kafka run {index + 1}",
-                root / f"run{index + 1}",
-                DATA_BUILD,
-                landing,
-                dbt_vars=dbt_vars,
-                worker=worker,
-            )
-            build.start(profiles)
-            build.wait()
-            builds.append(build)
-        yield builds
-    finally:
-        worker.close()
+    for index, run in enumerate(RUNS):
+        for name in FORMAT_NAMES:
+            produce(broker.bootstrap_servers, name, _values(landing, name, run, schema_registry))
+        if index == len(RUNS) - 1:
+            for name in KEYED_FORMATS:
+                key, value = _keyed_change(name, schema_registry)
+                produce(broker.bootstrap_servers, name, [value, b""], keys=[key, key])
+        build = Build(
+            f"kafka run {index + 1}",
+            root / f"run{index + 1}",
+            DATA_BUILD,
+            landing,
+            dbt_vars=dbt_vars,
+            schema="kafka",
+            worker=shared_worker,
+        )
+        build.start(profiles)
+        build.wait()
+        builds.append(build)
+    return builds
 
 
 @pytest.fixture(params=FORMAT_NAMES)
@@ -185,7 +186,11 @@ def test_each_run_lands_what_is_new_as_one_file(builds: list[Build], landing: Pa
     sizes = [len(_records(landing, format_name, run)) for run in RUNS]
     sizes[-1] += 2 * (format_name in KEYED_FORMATS)
     reads = sorted(
-        (r for r in builds[-1].query("select * from cdc.base_kafka__reads") if r["source_format"] == format_name),
+        (
+            r
+            for r in builds[-1].query(f"select * from {builds[-1].schema}.base_kafka__reads")
+            if r["source_format"] == format_name
+        ),
         key=lambda r: r["first_offset"],
     )
     assert [(r["topic"], r["partition"], r["first_offset"], r["last_offset"], r["records"]) for r in reads] == [

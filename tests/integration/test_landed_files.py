@@ -18,7 +18,6 @@ import json
 import os
 import struct
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +97,7 @@ def _land(root: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build]]:
+def builds(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> dict[str, Build]:
     root = tmp_path_factory.mktemp("landed_files")
     landing = root / "landing"
     _land(landing)
@@ -106,35 +105,41 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Build
     moved = root / "moved"  # another landing root, of one canal file
     (moved / "canal_json").mkdir(parents=True)
     (moved / "canal_json" / "moved.jsonl").write_bytes(_canal_insert(11) + _canal_insert(12))
-    worker = DbtWorker(root / "spark")  # the builds on one warehouse, the second incremental
     read = reading_only(REPO, "canal_json", "dts_avro")  # the landing's formats
-    first = Build("landed files", root / "first", DATA_BUILD, landing, dbt_vars=read, worker=worker)
+    # The builds on one schema, the second incremental.
+    first = Build(
+        "landed files", root / "first", DATA_BUILD, landing, dbt_vars=read, schema="landed_files", worker=shared_worker
+    )
     after_append = Build(
-        "landed files after an append", root / "second", DATA_BUILD, landing, dbt_vars=read, worker=worker
+        "landed files after an append",
+        root / "second",
+        DATA_BUILD,
+        landing,
+        dbt_vars=read,
+        schema="landed_files",
+        worker=shared_worker,
     )
     landing_moved = Build(
         "landing tables over another root",
         root / "moved_run",
         ["run-operation", "create_landing_tables"],
         moved,
-        worker=worker,
+        schema="landed_files",
+        worker=shared_worker,
     )
-    try:
-        first.start(profiles)
-        first.wait()
-        first.marts()
-        appended = landing / "canal_json" / "root.jsonl"
-        with appended.open("ab") as out:
-            out.write(_canal_insert(10))
-        os.utime(appended, (LANDED_EPOCH + 60, LANDED_EPOCH + 60))
-        after_append.start(profiles)
-        after_append.wait()
-        after_append.marts()
-        landing_moved.start(profiles)
-        landing_moved.wait()
-        yield {"first": first, "after_append": after_append, "landing_moved": landing_moved}
-    finally:
-        worker.close()
+    first.start(profiles)
+    first.wait()
+    first.marts()
+    appended = landing / "canal_json" / "root.jsonl"
+    with appended.open("ab") as out:
+        out.write(_canal_insert(10))
+    os.utime(appended, (LANDED_EPOCH + 60, LANDED_EPOCH + 60))
+    after_append.start(profiles)
+    after_append.wait()
+    after_append.marts()
+    landing_moved.start(profiles)
+    landing_moved.wait()
+    return {"first": first, "after_append": after_append, "landing_moved": landing_moved}
 
 
 def _files(build: Build) -> dict[str, dict[str, Any]]:

@@ -7,7 +7,6 @@ way it holds the table's rows, typed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -60,26 +59,30 @@ def _replica(build: Build) -> tuple[str, dict[str, Any], list[str]]:
 
 
 @pytest.fixture(scope="module")
-def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[str, dict[str, Any], list[str]]]]:
+def replicas(
+    tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker
+) -> list[tuple[str, dict[str, Any], list[str]]]:
     """The replica after each of the two builds."""
     root = tmp_path_factory.mktemp("replica_schema_changes")
     landing = root / "landing" / "canal_json"
     landing.mkdir(parents=True)
     profiles = profiles_dir(root)
-    worker = DbtWorker(root / "spark")
     canal_only = reading_only(REPO, "canal_json")  # the landing's format
     read = []
-    try:
-        for step, lines in enumerate((FIRST, SECOND), start=1):
-            (landing / f"part-{step}.jsonl").write_text(lines)
-            build = Build(
-                f"build {step}", root / f"build{step}", DATA_BUILD, landing.parent, dbt_vars=canal_only, worker=worker
-            )
-            build.start(profiles)
-            read.append(_replica(build))
-        yield read
-    finally:
-        worker.close()
+    for step, lines in enumerate((FIRST, SECOND), start=1):
+        (landing / f"part-{step}.jsonl").write_text(lines)
+        build = Build(
+            f"build {step}",
+            root / f"build{step}",
+            DATA_BUILD,
+            landing.parent,
+            dbt_vars=canal_only,
+            schema="replica_schema_changes",
+            worker=shared_worker,
+        )
+        build.start(profiles)
+        read.append(_replica(build))
+    return read
 
 
 def test_a_widened_column_is_widened_in_place_where_delta_can(

@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -70,6 +70,17 @@ def profiles_dir(root: Path) -> Path:
     folder.mkdir()
     shutil.copy(REPO / "profiles.yml", folder / "profiles.yml")
     return folder
+
+
+@pytest.fixture(scope="session")
+def shared_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtWorker]:
+    """One worker, one warehouse, for the builds of every module of a pytest process that
+    share it, each module's builds in schemas of their own: a JVM's first build costs a third
+    more than a later one (class loading, JIT compilation). A module that kills its worker, or
+    opens a warehouse's metastore from a second JVM, keeps a worker of its own."""
+    worker = DbtWorker(tmp_path_factory.mktemp("shared") / "spark")
+    yield worker
+    worker.close()
 
 
 # ----------------------------------------------------------------------------- harness

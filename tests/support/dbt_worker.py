@@ -44,7 +44,10 @@ class DbtWorker:
         return self.spark_dir / "worker.log"
 
     def submit(self, request: dict[str, Any]) -> int:
-        if self.proc is None:
+        # Started on first use, and again after it died or was killed: the requests of a
+        # worker that modules share outlive one module's failure.
+        if self.proc is None or self.proc.poll() is not None:
+            self._arrived = queue.Queue()
             self.spark_dir.mkdir(parents=True, exist_ok=True)
             tests = Path(__file__).resolve().parents[1]
             with self.log_file.open("a") as log:
@@ -60,17 +63,12 @@ class DbtWorker:
                     text=True,
                     start_new_session=True,
                 )
-            threading.Thread(target=self._read_answers, args=(self.proc.stdout,), daemon=True).start()
+            threading.Thread(target=_read_answers, args=(self.proc.stdout, self._arrived), daemon=True).start()
         assert self.proc.stdin is not None
         self._sent += 1
         self.proc.stdin.write(json.dumps({"id": self._sent, **request}) + "\n")
         self.proc.stdin.flush()
         return self._sent
-
-    def _read_answers(self, stdout: IO[str]) -> None:
-        for line in stdout:
-            self._arrived.put(json.loads(line))
-        self._arrived.put(None)
 
     def answer(self, request_id: int, timeout_s: float) -> dict[str, Any] | None:
         """The request's answer; None if the worker died or `timeout_s` passed first."""
@@ -126,6 +124,12 @@ class DbtWorker:
             self.proc.wait(timeout=120)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+def _read_answers(stdout: IO[str], arrived: queue.Queue[dict[str, Any] | None]) -> None:
+    for line in stdout:
+        arrived.put(json.loads(line))
+    arrived.put(None)
 
 
 # ----------------------------------------------------------------------------- the process
