@@ -31,7 +31,6 @@ import re
 import shutil
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,7 @@ import pytest
 
 from cdc_tools.generator.formats import FORMATS as ENCODERS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, FormatCounts, generate
-from support.dbt_harness import DATA_BUILD, MARTS, SCHEMA, Build, file_name, profiles_dir
+from support.dbt_harness import DATA_BUILD, MARTS, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
 FORMATS = tuple(ENCODERS)
@@ -57,6 +56,7 @@ REDELIVERED_FORMAT = "canal_json"
 REDELIVERED_NAME = "redelivered-copy.jsonl"
 # The model after which step 2 is killed: every staged model has loaded part 2 by then.
 KILL_AFTER = "int_row_changes_labelled"
+SCHEMA = "incremental"
 
 
 @dataclass
@@ -132,7 +132,7 @@ def _kill_after_model(build: Build, profiles: Path, model: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
+def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> Runs:
     root = tmp_path_factory.mktemp("incremental")
     generated = root / "generated"
     counts = generate(generated, STATEMENTS, SEED, FORMATS, max_file_bytes=FILE_BYTES, avro_encoding="binary")
@@ -149,8 +149,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
     parts[1].append(rejects)
     landing = root / "landing"
     profiles = profiles_dir(root)
-    # One warehouse; the steps one after another in one worker, a new one after the kill.
-    workers = [DbtWorker(root / "spark")]
+    # The steps one after another on one schema, in the shared worker (started again after the kill).
     steps: list[Build] = []
 
     def step(args: list[str]) -> Build:
@@ -159,9 +158,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
             root / f"step{len(steps) + 1}",
             args,
             landing,
-            driver_memory="2g",
             dbt_vars=dbt_vars,
-            worker=workers[-1],
+            schema=SCHEMA,
+            worker=shared_worker,
         )
         steps.append(build)
         return build
@@ -172,51 +171,44 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
         build.wait()
         return build
 
-    try:
-        landed = [_land(parts[0], generated, landing)]
-        run(DATA_BUILD)
-        landed.append(_land(parts[1], generated, landing))
-        killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
-        workers.append(DbtWorker(workers[0].spark_dir))
-        run(["run"])
-        landed.append(_land(parts[2], generated, landing))
-        original = next(path for path in landed[0] if path.parent.name == REDELIVERED_FORMAT)
-        copy = original.with_name(REDELIVERED_NAME)
-        shutil.copy(original, copy)  # a new file: landed now
-        build_after_part_3 = run(DATA_BUILD)
-        after_part_3 = build_after_part_3.marts()
-        manifest = json.loads((build_after_part_3.target_dir / "manifest.json").read_text())
-        after_part_3_tests = {  # the data tests step 4 ran: only those are compiled
-            node["name"]: node["compiled_code"]
-            for node in manifest["nodes"].values()
-            if node["resource_type"] == "test" and "compiled_code" in node
-        }
-        rerun_build = run(["run"])
-        rerun = {name: table["rows"] for name, table in rerun_build.tables(MARTS + STAGED_TABLES).items()}
-        rerun_replicas = _replicas(rerun_build)
-        rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
-        change_feed = rerun_build.query(
-            f"select _change_type, change_id from table_changes('{SCHEMA}.fct_row_changes', 0)"
-        )
-        loaded_at_files = _loaded_at_file_stats(workers[0].spark_dir / "warehouse" / f"{SCHEMA}.db")
-        full_refresh_build = run(["run", "--full-refresh"])
-        yield Runs(
-            landing,
-            landed,
-            (original, copy),
-            killed_output,
-            after_part_3,
-            after_part_3_tests,
-            rerun,
-            full_refresh_build.marts(),
-            rerun_replicas,
-            loaded_at_files,
-            change_feed,
-            _replicas(full_refresh_build),
-        )
-    finally:
-        for worker in workers:
-            worker.close()
+    landed = [_land(parts[0], generated, landing)]
+    run(DATA_BUILD)
+    landed.append(_land(parts[1], generated, landing))
+    killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
+    run(["run"])
+    landed.append(_land(parts[2], generated, landing))
+    original = next(path for path in landed[0] if path.parent.name == REDELIVERED_FORMAT)
+    copy = original.with_name(REDELIVERED_NAME)
+    shutil.copy(original, copy)  # a new file: landed now
+    build_after_part_3 = run(DATA_BUILD)
+    after_part_3 = build_after_part_3.marts()
+    manifest = json.loads((build_after_part_3.target_dir / "manifest.json").read_text())
+    after_part_3_tests = {  # the data tests step 4 ran: only those are compiled
+        node["name"]: node["compiled_code"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "test" and "compiled_code" in node
+    }
+    rerun_build = run(["run"])
+    rerun = {name: table["rows"] for name, table in rerun_build.tables(MARTS + STAGED_TABLES).items()}
+    rerun_replicas = _replicas(rerun_build)
+    rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
+    change_feed = rerun_build.query(f"select _change_type, change_id from table_changes('{SCHEMA}.fct_row_changes', 0)")
+    loaded_at_files = _loaded_at_file_stats(shared_worker.spark_dir / "warehouse" / f"{SCHEMA}.db")
+    full_refresh_build = run(["run", "--full-refresh"])
+    return Runs(
+        landing,
+        landed,
+        (original, copy),
+        killed_output,
+        after_part_3,
+        after_part_3_tests,
+        rerun,
+        full_refresh_build.marts(),
+        rerun_replicas,
+        loaded_at_files,
+        change_feed,
+        _replicas(full_refresh_build),
+    )
 
 
 def _loaded_at_file_stats(schema_dir: Path) -> dict[str, list[tuple[Any, Any] | None]]:

@@ -76,8 +76,8 @@ def profiles_dir(root: Path) -> Path:
 def shared_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DbtWorker]:
     """One worker, one warehouse, for the builds of every module of a pytest process that
     share it, each module's builds in schemas of their own: a JVM's first build costs a third
-    more than a later one (class loading, JIT compilation). A module that kills its worker, or
-    opens a warehouse's metastore from a second JVM, keeps a worker of its own."""
+    more than a later one (class loading, JIT compilation). Killed (a crash the incremental
+    module makes), it starts again for the next build."""
     worker = DbtWorker(tmp_path_factory.mktemp("shared") / "spark")
     yield worker
     worker.close()
