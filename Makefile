@@ -162,12 +162,12 @@ test-dbt-unit: setup
 test-integration: setup browser
 	$(BIN)/pytest --numprocesses 2 --dist loadfile --durations 15 tests/integration dbt-sparkpy/tests/integration
 
-# Spark 3.5's forms of the SQL: dbt's unit tests (every format's staging, its rejections, the
-# shared rules), the local equivalence build (every model over every format's stream) and a
-# replica rewritten where Delta 3.3 cannot widen its column. Its JVMs keep their defaults.
+# Spark 3.5's forms of the SQL: the local equivalence build (every model over every format's
+# stream), then dbt's unit tests (every format's staging, its rejections, the shared rules) over
+# its models, and a replica rewritten where Delta 3.3 cannot widen its column. Its JVMs keep
+# their defaults.
 test-spark35: export CDC_SPARK_JARS := jvm/jars/spark-3.5/*
 test-spark35: $(INSTALLED35) $(JARS35)
-	$(MAKE) test-dbt-unit BIN=$(VENV35)/bin C1_ONLY= TEST_JVM= FAST_DIR=$(CURDIR)/target/test-spark35
 	$(VENV35)/bin/pytest tests/integration/test_format_equivalence.py tests/integration/test_replica_schema_changes.py
 
 # The project compiled by dbt-databricks for the databricks_uc target, without a workspace. The

@@ -43,7 +43,7 @@ from support.compared_facts import (
     fact_schema_change,
     multiset_difference,
 )
-from support.dbt_harness import DATA_BUILD, REPO, Build, ThriftServer, file_name, profiles_dir
+from support.dbt_harness import ANSI_MODE, DATA_BUILD, REPO, Build, ThriftServer, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 from support.plain_merge import PlainMergeReplicas, spark_type
 
@@ -53,8 +53,13 @@ FORMAT_NAMES = tuple(REGISTRY)
 AVRO_FORMATS = tuple(name for name, entry in REGISTRY.items() if entry.containers)
 STATEMENTS = 300  # the curated prefix (every edge case) and ~270 random statements
 SEED = 20240101
+SPARK_4 = int(pyspark.__version__.split(".")[0]) >= 4
 # pyspark 3.5 ships no Spark Connect server (scripts/thrift_server.sh): there only local.
-TARGETS = ("local", "thrift") if int(pyspark.__version__.split(".")[0]) >= 4 else ("local",)
+TARGETS = ("local", "thrift") if SPARK_4 else ("local",)
+# On Spark 3.5, dbt's unit tests and the seeds' data tests, with ANSI mode on, as `make
+# test-dbt-unit` runs them on Spark 4, over the models of the local build (a unit test reads its
+# inputs' columns from the warehouse).
+UNIT_TESTS = ["test", "--exclude", "test_type:data,path:models", "test_type:data,path:tests"]
 AVRO_FILE_BYTES = 64 * 1024  # several files per Avro format, so both encodings land
 LANDED_EPOCH = 1_704_067_200  # the Avro files' landing times, a second apart in stream order
 
@@ -124,8 +129,20 @@ def builds(root: Path, landing: Path, server: ThriftServer, shared_worker: DbtWo
         )
         for target in TARGETS
     }
+    if not SPARK_4:
+        started["unit_tests"] = Build(
+            "dbt unit tests",
+            root / "unit_tests",
+            UNIT_TESTS,
+            landing,
+            schema="equivalence",
+            env=ANSI_MODE,
+            worker=shared_worker,
+        )
     try:
         started["local"].start(profiles)
+        if "unit_tests" in started:
+            started["unit_tests"].start(profiles)
         if "thrift" in started:
             server.up()
             started["thrift"].start(profiles)
@@ -173,6 +190,16 @@ def _skipped(format_name: str, records: list[str]) -> int:
 def test_build_over_the_generated_stream_succeeds(build: Build) -> None:
     build.wait()
     statuses = build.run_results()
+    assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
+
+
+@pytest.mark.skipif(SPARK_4, reason="on Spark 4, `make test-dbt-unit` runs them")
+def test_every_dbt_unit_test_passes_on_spark_3_5(builds: dict[str, Build]) -> None:
+    unit_tests = builds["unit_tests"]
+    unit_tests.wait()
+    statuses = unit_tests.run_results()
+    manifest = json.loads((unit_tests.target_dir / "manifest.json").read_text())
+    assert {uid for uid in statuses if uid.startswith("unit_test.")} == set(manifest["unit_tests"])
     assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
 
 
