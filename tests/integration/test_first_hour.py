@@ -49,7 +49,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -
             check=False,
             **landing_root,
         )
-    # The first worker holds the warehouse's metastore from its first use of the catalog on.
+    # The shared worker holds the warehouse's metastore from its first use of the catalog on.
     started["catalog_used"] = Build(
         "catalog used",
         root / "catalog_used",

@@ -3,9 +3,9 @@
 How it runs, and why:
 - Each build is a dbt invocation in a worker process (support.dbt_worker): its own target path
   and log path under pytest's tmp dir, a copy of profiles.yml as its profile, and a
-  Spark dir (CDC_SPARK_DIR: warehouse + Derby metastore) of its own, or one that builds of the
-  same module share, with a worker that keeps its JVM warm between them. Nothing under the
-  repo's .spark/ is touched.
+  Spark dir (CDC_SPARK_DIR: warehouse + Derby metastore) of its own, or the one of a worker that
+  builds share (`shared_worker`: the modules of a pytest process), which keeps its JVM warm
+  between them. Nothing under the repo's .spark/ is touched.
 - Builds start in the background (`Build.start`) and are awaited by whoever needs them
   (`Build.wait`, `Build.marts`); a worker runs its builds in the order they started.
 - Tables are read once dbt is done, by the worker that ran it (embedded Derby admits one JVM at
