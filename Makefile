@@ -150,8 +150,7 @@ FAST_DIR := $(CURDIR)/target/test-fast
 test-dbt-unit: export CDC_SPARK_ANSI := true
 test-dbt-unit: setup
 	rm -rf $(FAST_DIR) && mkdir -p $(addprefix $(FAST_DIR)/landing/,$(notdir $(wildcard samples/landing/*)))
-	CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/dbt build --target local \
-		--exclude test_type:data,path:models test_type:data,path:tests \
+	CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/dbt build --target local --selector project_checks \
 		--vars '{landing_root: "$(FAST_DIR)/landing"}' --target-path $(FAST_DIR)/target --log-path $(FAST_DIR)/logs
 
 # pytest with dbt builds (end to end, equivalence of formats, hostile input, incremental runs,

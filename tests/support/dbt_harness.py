@@ -50,6 +50,8 @@ MARTS = (
     "dim_replica_columns",
 )
 DBT_TIMEOUT_S = 1800
+# The heap of a build's JVM (a worker's first build decides it) and of the test Thrift server.
+DRIVER_MEMORY = "3g"
 # A build of the landed data as a user runs it: selectors.yml's default leaves out the tests that
 # do not read the data, dbt's unit tests and the seeds' data tests (`make test-dbt-unit` runs
 # them once per Spark).
@@ -94,7 +96,6 @@ class Build:
     root: Path
     args: list[str]
     landing_root: Path = REPO / "samples" / "landing"  # the project has no default
-    driver_memory: str = "3g"
     dbt_vars: dict[str, Any] = field(default_factory=dict)  # besides landing_root
     target: str = "local"
     schema: str = SCHEMA
@@ -143,7 +144,7 @@ class Build:
             DBT_TARGET=self.target,
             CDC_SCHEMA=self.schema,
             CDC_SPARK_DIR=str(self.spark_dir),
-            CDC_SPARK_DRIVER_MEMORY=self.driver_memory,
+            CDC_SPARK_DRIVER_MEMORY=DRIVER_MEMORY,
             DBT_SEND_ANONYMOUS_USAGE_STATS="false",
             DBT_USE_COLORS="false",
             **self.env,
@@ -301,7 +302,7 @@ class ThriftServer:
     def _script(self, action: str) -> None:
         done = subprocess.run(
             [str(REPO / "scripts" / "thrift_server.sh"), action],
-            env={**os.environ, **self.env, "CDC_SPARK_DRIVER_MEMORY": "3g"},
+            env={**os.environ, **self.env, "CDC_SPARK_DRIVER_MEMORY": DRIVER_MEMORY},
             capture_output=True,
             text=True,
             timeout=600,

@@ -29,7 +29,7 @@ def local_session(server_side_parameters: Mapping[str, Any]) -> SparkSession:
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     _given.clear()
-    _given.update({key: str(value) for key, value in server_side_parameters.items()})
+    _given.update(_as_text(server_side_parameters))
     return session
 
 
@@ -39,7 +39,7 @@ def apply_sql_settings(server_side_parameters: Mapping[str, Any]) -> None:
     process started (dbt's programmatic runner) would otherwise keep that invocation's. The
     others (master, memory, class path, warehouse) stay as the session started. Parameters it
     was already given are not given again, so that what a hook set stays set."""
-    wanted = {key: str(value) for key, value in server_side_parameters.items()}
+    wanted = _as_text(server_side_parameters)
     if SparkContext._active_spark_context is None or wanted == _given:
         return
     spark = SparkSession.builder.getOrCreate()
@@ -48,6 +48,10 @@ def apply_sql_settings(server_side_parameters: Mapping[str, Any]) -> None:
             spark.conf.set(key, value)
     _given.clear()
     _given.update(wanted)
+
+
+def _as_text(server_side_parameters: Mapping[str, Any]) -> Dict[str, str]:
+    return {key: str(value) for key, value in server_side_parameters.items()}
 
 
 class SparkpyCursor(Cursor):
