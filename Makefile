@@ -108,7 +108,7 @@ test-fast: setup
 # them the JVMs take about a third less CPU time (docs/performance.md#the-test-suite). C1 alone
 # fills the default code cache with the staging models' generated code: a larger one. `make
 # bench` keeps C2: its builds are long, and so does test-spark35: Spark 3.5's JVMs are quicker
-# with it.
+# with it. The conformance test's builds, the only ones with generated code, are quicker without.
 C1_ONLY := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m
 # For the same reason they run Spark's expressions interpreted, without generated code (the
 # profile's CDC_SPARK_CODEGEN), Spark 3.5's too. The conformance test keeps it, so that one suite
@@ -117,10 +117,9 @@ test-fast test-unit test-dbt-unit test-integration test-spark35: export CDC_SPAR
 # These JVMs (Spark's, the Thrift server's, the broker's) also collect garbage on one thread, as
 # suits small heaps on two cores, and skip verifying the bytecode of their jars, which Maven
 # fetched against their checksums or the pyspark wheel ships: less CPU for the same build with C1
-# (with C2, as test-spark35 and the conformance test run, no clear gain was measured:
-# docs/performance.md#the-test-suite).
+# (with C2, as test-spark35 runs, no clear gain was measured: docs/performance.md#the-test-suite).
 TEST_JVM := -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote
-test-fast test-unit test-dbt-unit test-integration: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(TEST_JVM) $(C1_ONLY)
+lint test-unit test-dbt-unit test-integration test-conformance: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(TEST_JVM) $(C1_ONLY)
 
 # sqlfluff's dbt templater compiles against a warehouse of its own: one a build left would have
 # it lint the incremental branches, which a fresh clone never sees.
