@@ -9,7 +9,7 @@ warm for the second), each in a schema of its own: the samples; a landing root w
 test, which holds no other format's folder. Each is awaited by the fixture that needs it.
 `dbt build` alone, not `dbt seed` first: build runs the seeds as nodes before the models that
 ref them (checked in run_results.json). dbt's unit tests, which read no landed data, are left to
-`make test-dbt-unit` (in `make test-fast`, and again on Spark 3.5 in `make test-spark35`).
+`make test-dbt-unit` (in `make test-fast`; on Spark 3.5 the equivalence test runs them).
 
 The samples folder holds other formats' samples too; the samples tests look at canal_json's rows
 only (each format's own rows are its staging's tests).

@@ -54,7 +54,7 @@ DBT_TIMEOUT_S = 1800
 DRIVER_MEMORY = "3g"
 # A build of the landed data as a user runs it: selectors.yml's default leaves out the tests that
 # do not read the data, dbt's unit tests and the seeds' data tests (`make test-dbt-unit` runs
-# them once per Spark).
+# them on Spark 4, the equivalence test on Spark 3.5).
 DATA_BUILD = ["build"]
 
 # Builds with Spark's ANSI SQL mode on (the profile's ansi_mode), as Spark 4 and Databricks SQL
