@@ -1,7 +1,8 @@
 {#- The column renames and drops ALTER TABLE statements make: one row per column each names,
     with its `change` (RENAME or DROP), `previous_name`, `column_name` (the new name; null for
     a drop) and `changed_at`. MySQL's `CHANGE [COLUMN] a b <type>`, and `RENAME COLUMN a TO b`
-    as MySQL 8, Postgres and Oracle spell it; identifiers bare, `quoted` or "quoted". -#}
+    as MySQL 8, Postgres and Oracle spell it; identifiers bare, `quoted` or "quoted". The
+    clauses' matches are joined into one array per statement: the schema changes are read once. -#}
 {% macro column_ddl(schema_changes) -%}
     {%- set name = '[`"]?([^`"\\s,;()]+)[`"]?' -%}
     {%- set clauses = [
@@ -9,25 +10,26 @@
         ('RENAME', '(?i)\\bchange\\s+(?:column\\s+)?' ~ name ~ '\\s+' ~ name ~ '\\s+[a-z]'),
         ('DROP', '(?i)\\bdrop\\s+(?:column\\s+)?(?:if\\s+exists\\s+)?(?!(?:index|key|primary|foreign|constraint|partition|check)\\b)' ~ name),
     ] -%}
-    select database_name, table_name, change, named.previous_name, named.column_name, changed_at
+    select database_name, table_name, named.change, named.previous_name, named.column_name, changed_at
     from (
-        {%- for change, regex in clauses %}
         select
             database_name,
             table_name,
-            '{{ change }}' as change,
-            transform(
-                regexp_extract_all(sql_text, {{ string_literal(regex) }}, 1),
-                (previous_name, i) -> named_struct(
-                    'previous_name', previous_name,
-                    'column_name', {% if change == 'RENAME' %}regexp_extract_all(sql_text, {{ string_literal(regex) }}, 2)[i]{% else %}cast(null as string){% endif %}
-                )
+            concat(
+                {%- for change, regex in clauses %}
+                transform(
+                    regexp_extract_all(sql_text, {{ string_literal(regex) }}, 1),
+                    (previous_name, i) -> named_struct(
+                        'change', '{{ change }}',
+                        'previous_name', previous_name,
+                        'column_name', {% if change == 'RENAME' %}regexp_extract_all(sql_text, {{ string_literal(regex) }}, 2)[i]{% else %}cast(null as string){% endif %}
+                    )
+                ){{ ',' if not loop.last }}
+                {%- endfor %}
             ) as names,
             coalesce(event_at, emitted_at) as changed_at
         from {{ schema_changes }}
         where ddl_kind = 'ALTER' and table_name is not null
-        {{ 'union all' if not loop.last }}
-        {%- endfor %}
     ) lateral view explode(names) as named
-    where change = 'DROP' or named.previous_name != named.column_name
+    where named.change = 'DROP' or named.previous_name != named.column_name
 {%- endmacro %}

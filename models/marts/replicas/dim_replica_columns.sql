@@ -102,16 +102,16 @@ column_ddl as (
 
 ),
 
--- Each renamed column's renames, in time order.
-renames as (
+-- Each column the DDL renames or drops: its renames in time order, and its last drop's time.
+column_changes as (
 
     select
         database_name,
         table_name,
-        previous_name,
-        array_sort(collect_set(struct(changed_at, column_name))) as renames
+        previous_name as column_name,
+        array_sort(collect_set(struct(changed_at, column_name)) filter (where change = 'RENAME')) as renames,
+        max(changed_at) filter (where change = 'DROP') as dropped_at
     from column_ddl
-    where change = 'RENAME'
     group by database_name, table_name, previous_name
 
 ),
@@ -144,7 +144,7 @@ renamed as (
             coalesce(
                 try_element_at(
                     filter(
-                        renames.renames,
+                        column_changes.renames,
                         rename -> observations.observed_at is null or observations.observed_at <= rename.changed_at
                     ),
                     1
@@ -154,11 +154,11 @@ renamed as (
             observations.observed_at,
             observations.observed_place
         from observations
-        left join renames
+        left join column_changes
             on
-                observations.database_name = renames.database_name
-                and observations.table_name = renames.table_name
-                and observations.column_name = renames.previous_name
+                observations.database_name = column_changes.database_name
+                and observations.table_name = column_changes.table_name
+                and observations.column_name = column_changes.column_name
         where observations.table_name is not null and observations.column_name is not null
     ) as named
     group by source_format, database_name, table_name, observed_name, source_type, ordinal_position, column_name
@@ -168,19 +168,6 @@ renamed as (
 spark_types as (
 
     {{ spark_types_of_source_types('renamed', ref('source_type_spark_types')) }}
-
-),
-
-drops as (
-
-    select
-        database_name,
-        table_name,
-        previous_name as column_name,
-        max(changed_at) as dropped_at
-    from column_ddl
-    where change = 'DROP'
-    group by database_name, table_name, previous_name
 
 ),
 
@@ -244,7 +231,7 @@ select
     -- Dropped unless seen after: a DDL's drop then, an omission at the same time as well (the
     -- omitting change comes after the column's last change of that format by place).
     coalesce(
-        drops.dropped_at > coalesce(replica_columns.last_seen_at, timestamp '0001-01-01')
+        column_changes.dropped_at > coalesce(replica_columns.last_seen_at, timestamp '0001-01-01')
         or unlisted.unlisted_at >= coalesce(replica_columns.last_seen_at, timestamp '0001-01-01'),
         false
     ) as is_dropped,
@@ -262,11 +249,11 @@ select
         else replica_columns.column_name
     end as replica_column_name
 from replica_columns
-left join drops
+left join column_changes
     on
-        replica_columns.database_name = drops.database_name
-        and replica_columns.table_name = drops.table_name
-        and replica_columns.column_name = drops.column_name
+        replica_columns.database_name = column_changes.database_name
+        and replica_columns.table_name = column_changes.table_name
+        and replica_columns.column_name = column_changes.column_name
 left join unlisted
     on
         replica_columns.database_name = unlisted.database_name
