@@ -141,20 +141,21 @@ test-unit: setup
 # dbt's unit tests read the columns of a model's inputs from the warehouse, so every model is
 # built first, on an empty landing; then the unit tests run. Not in one `dbt build`: it runs a
 # model's unit tests one after another before the model, so the replica models' chain of them
-# left a core idle (docs/performance.md#the-test-suite). Of the data tests, only the seeds' have
+# left a core idle (docs/performance.md#the-test-suite). Both commands run in one process
+# (cdc_tools.dbt_steps), so the second starts no JVM. Of the data tests, only the seeds' have
 # data here: they run here rather than in each integration build. A throwaway Spark dir leaves
 # .spark/ alone. The landing has the samples' folders, empty: Spark prints a stack trace for
 # each folder that is missing.
 # ANSI mode on, as Spark 4 and Databricks SQL warehouses run: dbt runs the unit tests in a
 # plain `dbt build`, and a cast that fails there must fail here.
 FAST_DIR := $(CURDIR)/target/test-fast
-FAST_DBT = CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/dbt $(1) --target local --selector project_checks \
-	--vars '{landing_root: "$(FAST_DIR)/landing"}' --target-path $(FAST_DIR)/target --log-path $(FAST_DIR)/logs
 test-dbt-unit: export CDC_SPARK_ANSI := true
 test-dbt-unit: setup
 	rm -rf $(FAST_DIR) && mkdir -p $(addprefix $(FAST_DIR)/landing/,$(notdir $(wildcard samples/landing/*)))
-	$(call FAST_DBT,build --exclude-resource-type unit_test)
-	$(call FAST_DBT,test --resource-type unit_test)
+	CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/python -m cdc_tools.dbt_steps \
+		'build --exclude-resource-type unit_test' 'test --resource-type unit_test' -- \
+		--target local --selector project_checks --vars '{landing_root: "$(FAST_DIR)/landing"}' \
+		--target-path $(FAST_DIR)/target --log-path $(FAST_DIR)/logs
 
 # pytest with dbt builds (end to end, equivalence of formats, hostile input, incremental runs,
 # the docs site in Chromium) and the adapter's Spark Connect and dbt build tests. Two modules at
