@@ -18,12 +18,14 @@ INSTALLEDDBX := $(VENVDBX)/.installed
 JARS := jvm/jars/spark-4.0/.fetched
 JARS35 := jvm/jars/spark-3.5/.fetched
 PROGRAM_JARS := jvm/jars/debezium-mariadb/.fetched jvm/jars/maxwell/.fetched jvm/jars/kafka/.fetched
+# What a build of the project and the fast checks need: the venv and the Spark line's jars.
+PROJECT := $(INSTALLED) $(JARS)
 
-.PHONY: setup browser databases run demo test test-fast test-unit test-dbt-unit test-integration test-spark35 test-databricks \
+.PHONY: setup browser databases run demo test test-fast test-installs test-unit test-dbt-unit test-integration test-spark35 test-databricks \
 	test-conformance lint format docs \
 	bench thrift-up thrift-down kafka-up kafka-down sql clean
 
-setup: $(INSTALLED) $(JARS) $(PROGRAM_JARS)
+setup: $(PROJECT) $(PROGRAM_JARS)
 
 $(JARS) $(JARS35): jvm/jars/%/.fetched: jvm/pom.xml
 $(PROGRAM_JARS): jvm/jars/%/.fetched: jvm/programs/pom.xml
@@ -90,18 +92,25 @@ demo: setup
 # Everything CI runs: the fast checks, the builds, the second run on Spark 3.5
 # (docs/spark-versions.md), the project as dbt-databricks compiles it (docs/databricks.md), and
 # the real producers (docs/conformance.md).
-# The Spark 3.5 and dbt-databricks venvs, Spark 3.5's jars and the databases install while the
-# builds run (the installs wait on the network and the disk, the builds on the cores); their
-# tests run after, one Spark build at a time. The builds keep both cores busy: running the other
-# tests beside them, even at the lowest CPU priority, made the whole no shorter (docs/testing.md).
-test: test-fast
-	$(MAKE) --jobs=3 --output-sync=target test-integration $(INSTALLED35) $(INSTALLEDDBX) $(JARS35) databases
+# What the later suites need installs while the earlier ones run (the installs wait on the
+# network and the disk, the tests on the cores): the programs' jars and Debian's packages beside
+# the fast checks, the Spark 3.5 and dbt-databricks venvs and Spark 3.5's jars beside the
+# builds. Their tests run after, one Spark build at a time. The builds keep both cores busy:
+# running the other tests beside them, even at the lowest CPU priority, made the whole no
+# shorter (docs/testing.md).
+test: $(PROJECT)
+	$(MAKE) --jobs=2 --output-sync=target test-fast test-installs
+	$(MAKE) --jobs=3 --output-sync=target test-integration $(INSTALLED35) $(INSTALLEDDBX) $(JARS35)
 	$(MAKE) test-spark35 test-databricks test-conformance
+
+# One after another: two apt-get at once would wait on each other's lock.
+test-installs:
+	$(MAKE) $(PROGRAM_JARS) browser databases
 
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
 # core of two busy (lint is Python; the others wait on Spark and dbt in turn); three at a time
 # fight for the cores (docs/performance.md#the-test-suite). Each one's output is printed as it ends.
-test-fast: setup
+test-fast: $(PROJECT)
 	$(MAKE) --jobs=2 --output-sync=target lint test-unit test-dbt-unit
 
 # Tests' JVMs live minutes over small data, too short for C2's compilations to pay back: without
@@ -123,18 +132,18 @@ lint test-unit test-dbt-unit test-integration test-conformance: export JDK_JAVA_
 
 # sqlfluff's dbt templater compiles against a warehouse of its own: one a build left would have
 # it lint the incremental branches, which a fresh clone never sees.
-lint: setup
+lint: $(PROJECT)
 	$(BIN)/ruff format --check
 	$(BIN)/ruff check
 	$(BIN)/yamllint --strict .
 	CDC_SPARK_DIR=target/lint-spark $(BIN)/sqlfluff lint models tests/dbt
 
-format: setup
+format: $(PROJECT)
 	$(BIN)/ruff check --fix
 	$(BIN)/ruff format
 
 # pytest without dbt builds: pure Python, the in-process SparkSession, `dbt parse` and compile.
-test-unit: setup
+test-unit: $(PROJECT)
 	$(BIN)/pytest tests/unit
 	$(BIN)/pytest dbt-sparkpy/tests/unit
 
@@ -150,7 +159,7 @@ test-unit: setup
 # plain `dbt build`, and a cast that fails there must fail here.
 FAST_DIR := $(CURDIR)/target/test-fast
 test-dbt-unit: export CDC_SPARK_ANSI := true
-test-dbt-unit: setup
+test-dbt-unit: $(PROJECT)
 	rm -rf $(FAST_DIR) && mkdir -p $(addprefix $(FAST_DIR)/landing/,$(notdir $(wildcard samples/landing/*)))
 	CDC_SPARK_DIR=$(FAST_DIR)/spark $(BIN)/python -m cdc_tools.dbt_steps \
 		'build --exclude-resource-type unit_test' 'test --resource-type unit_test' -- \
@@ -180,9 +189,10 @@ test-databricks: $(INSTALLEDDBX)
 
 # Real producers on real databases (tests/conformance, docs/conformance.md): each test starts
 # a throwaway server and the producer, runs a workload, builds what the producer sent and
-# compares every replica with its source table.
+# compares every replica with its source table. The two modules side by side (a module per
+# process): PostgreSQL's one producer builds alone, which leaves a core idle much of the time.
 test-conformance: setup databases
-	$(BIN)/pytest tests/conformance
+	$(BIN)/pytest --numprocesses 2 --dist loadfile tests/conformance
 
 # Debian's PostgreSQL and MariaDB servers for the conformance tests, installed when missing (as
 # `browser`).
