@@ -17,8 +17,10 @@ INSTALLEDDBX := $(VENVDBX)/.installed
 # Maven's repository is ~/.m2, as usual. Each folder is made anew when its pom changes.
 JARS := jvm/jars/spark-4.0/.fetched
 JARS35 := jvm/jars/spark-3.5/.fetched
-PROGRAM_JARS := jvm/jars/debezium-mariadb/.fetched jvm/jars/maxwell/.fetched jvm/jars/kafka/.fetched
-# What a build of the project and the fast checks need: the venv and the Spark line's jars.
+# The broker's are also the unit tests': they format a broker's storage with them.
+KAFKA_JARS := jvm/jars/kafka/.fetched
+PROGRAM_JARS := jvm/jars/debezium-mariadb/.fetched jvm/jars/maxwell/.fetched $(KAFKA_JARS)
+# What a build of the project needs: the venv and the Spark line's jars.
 PROJECT := $(INSTALLED) $(JARS)
 
 .PHONY: setup browser databases run demo test test-fast test-installs test-unit test-dbt-unit test-integration test-spark35 test-databricks \
@@ -93,12 +95,12 @@ demo: setup
 # (docs/spark-versions.md), the project as dbt-databricks compiles it (docs/databricks.md), and
 # the real producers (docs/conformance.md).
 # What the later suites need installs while the earlier ones run (the installs wait on the
-# network and the disk, the tests on the cores): the programs' jars and Debian's packages beside
+# network and the disk, the tests on the cores): the producers' jars and Debian's packages beside
 # the fast checks, the Spark 3.5 and dbt-databricks venvs and Spark 3.5's jars beside the
 # builds. Their tests run after, one Spark build at a time. The builds keep both cores busy:
 # running the other tests beside them, even at the lowest CPU priority, made the whole no
 # shorter (docs/testing.md).
-test: $(PROJECT)
+test: $(PROJECT) $(KAFKA_JARS)
 	$(MAKE) --jobs=2 --output-sync=target test-fast test-installs
 	$(MAKE) --jobs=3 --output-sync=target test-integration $(INSTALLED35) $(INSTALLEDDBX) $(JARS35)
 	$(MAKE) test-spark35 test-databricks test-conformance
@@ -110,7 +112,7 @@ test-installs:
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
 # core of two busy (lint is Python; the others wait on Spark and dbt in turn); three at a time
 # fight for the cores (docs/performance.md#the-test-suite). Each one's output is printed as it ends.
-test-fast: $(PROJECT)
+test-fast: $(PROJECT) $(KAFKA_JARS)
 	$(MAKE) --jobs=2 --output-sync=target lint test-unit test-dbt-unit
 
 # Tests' JVMs live minutes over small data, too short for C2's compilations to pay back: without
@@ -143,7 +145,7 @@ format: $(PROJECT)
 	$(BIN)/ruff format
 
 # pytest without dbt builds: pure Python, the in-process SparkSession, `dbt parse` and compile.
-test-unit: $(PROJECT)
+test-unit: $(PROJECT) $(KAFKA_JARS)
 	$(BIN)/pytest tests/unit
 	$(BIN)/pytest dbt-sparkpy/tests/unit
 
