@@ -17,7 +17,7 @@ INSTALLEDDBX := $(VENVDBX)/.installed
 # Maven's repository is ~/.m2, as usual. Each folder is made anew when its pom changes.
 JARS := jvm/jars/spark-4.0/.fetched
 JARS35 := jvm/jars/spark-3.5/.fetched
-# The broker's are also the unit tests': they format a broker's storage with them.
+# The Kafka broker's jars, which the unit tests use too (they format a broker's storage).
 KAFKA_JARS := jvm/jars/kafka/.fetched
 PROGRAM_JARS := jvm/jars/debezium-mariadb/.fetched jvm/jars/maxwell/.fetched $(KAFKA_JARS)
 # What a build of the project needs: the venv and the Spark line's jars.
@@ -112,7 +112,7 @@ test-installs:
 # The checks without a build of the data: a few minutes. Two at a time, as each keeps about one
 # core of two busy (lint is Python; the others wait on Spark and dbt in turn); three at a time
 # fight for the cores (docs/performance.md#the-test-suite). Each one's output is printed as it ends.
-test-fast: $(PROJECT) $(KAFKA_JARS)
+test-fast: $(PROJECT)
 	$(MAKE) --jobs=2 --output-sync=target lint test-unit test-dbt-unit
 
 # Tests' JVMs live minutes over small data, too short for C2's compilations to pay back: without
