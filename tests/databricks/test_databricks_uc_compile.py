@@ -85,6 +85,7 @@ def test_tables_are_delta_increments_append_and_row_versions_merge_on_their_key(
         "base_oms_avro__binary_values",
         "base_oms_avro__container_records",
         "base_oms_avro__records",
+        "int_messages",
         "int_row_changes_labelled",
         "int_schema_changes",
         "fct_row_changes",
