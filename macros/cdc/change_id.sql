@@ -10,6 +10,17 @@
 {%- endmacro %}
 
 
+{#- The formats whose changes are told apart by their message's text (`message_json`, which
+    `change_identity` reads under the `text` rule). -#}
+{% macro text_identity_formats() -%}
+    {%- set formats = [] -%}
+    {%- for format in var('cdc_formats') if change_identity_rule(format) == 'text' -%}
+        {%- do formats.append(format) -%}
+    {%- endfor -%}
+    {{ return(formats) }}
+{%- endmacro %}
+
+
 {#- Whether a change's identity needs its copy number within its file: under `content`, and under
     `position` where the message carries no coordinates. -#}
 {% macro identity_counts_copies() -%}

@@ -3,15 +3,11 @@
 -- each planned and listed every format's staged table (docs/performance.md). A message's text
 -- is kept only where a later model reads it (the staged tables hold every one's): a rejected
 -- message's, for fct_rejected_messages, and the JSON of a format whose changes are told apart
--- by their text (`change_identity`).
+-- by their text (`text_identity_formats`).
 {{ config(materialized='incremental', unique_key=['source_format', 'file_path', 'line_number', 'message_index']) }}
-{%- set text_identity = [] %}
-{%- for format in var('cdc_formats') if change_identity_rule(format) == 'text' %}
-    {%- do text_identity.append(format) %}
-{%- endfor %}
 {%- set kept = {
     'payload': "disposition = 'rejected'",
-    'message_json': "disposition = 'rejected' or " ~ is_in('source_format', text_identity),
+    'message_json': "disposition = 'rejected' or " ~ is_in('source_format', text_identity_formats()),
 } %}
 {%- set columns = [] %}
 {%- for column in staged_message_columns() %}
