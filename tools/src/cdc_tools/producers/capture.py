@@ -83,16 +83,22 @@ def _other_session(sql: str) -> str:
     )
 
 
+def _streaming_position_committed(offsets: Path) -> bool:
+    """Whether a Debezium engine's offsets file holds a position past its snapshot: while one
+    runs, the offsets say `"snapshot":true` (JSON in the Java-serialized file)."""
+    return offsets.exists() and b'"snapshot":true' not in offsets.read_bytes()
+
+
 def _run_while_streaming(
     server: Postgres | MariaDB, producers: list[subprocess.Popen], offsets: list[Path], sql: str
 ) -> list[str]:
     """Runs `sql` (and, at once, its other session's) once every producer streams and has
-    committed a position (each of `offsets` written), and waits for them to end (at their
-    until-table's change); gives the statements' results. A producer that crashed before its
-    first commit would snapshot again on its restart rather than send its last batch again."""
+    committed a streaming position (each of `offsets`), and waits for them to end (at their
+    until-table's change); gives the statements' results. A producer that crashed before such
+    a commit would snapshot again on its restart rather than send its last batch again."""
     try:
         deadline = time.monotonic() + TIMEOUT_S
-        while server.readers(DATABASE) < len(producers) or not all(path.exists() for path in offsets):
+        while server.readers(DATABASE) < len(producers) or not all(map(_streaming_position_committed, offsets)):
             if any(producer.poll() is not None for producer in producers) or time.monotonic() > deadline:
                 raise RuntimeError("a producer did not start streaming (its log is in its state folder)")
             time.sleep(0.5)

@@ -28,9 +28,14 @@ ENGINE = {
     "value.converter.schemas.enable": "true",
     "offset.storage": "org.apache.kafka.connect.storage.FileOffsetBackingStore",
     "offset.flush.interval.ms": "0",
+    # A heartbeat commits the streaming position soon after the snapshot, changes or none: a
+    # restart whose last commit was the snapshot's would take a snapshot again. Heartbeats go to
+    # a topic of their own, not landed.
+    "heartbeat.interval.ms": "200",
 }
 # The file of its state folder where the engine writes the offsets it committed.
 OFFSETS_FILE = "offsets.dat"
+HEARTBEATS = "__debezium-heartbeat."  # the start of the heartbeats' topic
 CONNECTORS = {
     "postgres": {
         "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
@@ -76,6 +81,8 @@ def capture(properties: dict[str, str], output: IO[str], until_table: str, crash
     class Landing(BasePythonChangeHandler):
         def handleJsonBatch(self, records: list[Any]) -> None:  # noqa: N802 (the engine's name)
             for record in records:
+                if str(record.destination()).startswith(HEARTBEATS):
+                    continue
                 value = record.value()
                 output.write(("" if value is None else str(value)) + "\n")
                 if str(record.destination()).endswith(f".{until_table}"):
