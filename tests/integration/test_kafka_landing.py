@@ -3,7 +3,7 @@ Kafka differs, produced into a broker of the test's own (cdc_tools.kafka), a top
 (an Avro format's records as binary Avro, Debezium's in Confluent's wire format with a schema
 registry of the test's own), its first two producer sessions before a build and the other two,
 with a Debezium change keyed by its record key and its tombstone, before a second, incremental
-one, gives the facts the stream expects, as its landed files do (test_format_equivalence). What
+one (builds of the facts, FACTS_BUILD), gives the facts the stream expects, as its landed files do (test_format_equivalence). What
 a run read of a topic partition is one landed file, and every record, the tombstone too, is
 accounted for in the reconciliation."""
 
@@ -28,7 +28,7 @@ from support.compared_facts import (
     fact_schema_change,
     multiset_difference,
 )
-from support.dbt_harness import DATA_BUILD, REPO, Build, profiles_dir
+from support.dbt_harness import FACTS_BUILD, FACTS_MARTS, REPO, Build, profiles_dir
 from support.dbt_worker import DbtWorker
 
 REGISTRY = project_formats(REPO)
@@ -127,11 +127,12 @@ def builds(
         build = Build(
             f"kafka run {index + 1}",
             root / f"run{index + 1}",
-            DATA_BUILD,
+            FACTS_BUILD,
             landing,
             dbt_vars=dbt_vars,
             schema="kafka",
             worker=shared_worker,
+            marts_made=FACTS_MARTS,
         )
         build.start(profiles)
         build.wait()
