@@ -119,12 +119,13 @@ test-fast: $(PROJECT)
 # them the JVMs take about a third less CPU time (docs/performance.md#the-test-suite). C1 alone
 # fills the default code cache with the staging models' generated code: a larger one. `make
 # bench` keeps C2: its builds are long, and so does test-spark35: Spark 3.5's JVMs are quicker
-# with it. The conformance test's builds, the only ones with generated code, are quicker without.
+# with it.
 C1_ONLY := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m
 # For the same reason they run Spark's expressions interpreted, without generated code (the
-# profile's CDC_SPARK_CODEGEN), Spark 3.5's too. The conformance test keeps it, so that one suite
-# runs the generated code production runs; so does `make bench`.
-test-fast test-unit test-dbt-unit test-integration test-spark35: export CDC_SPARK_CODEGEN := false
+# profile's CDC_SPARK_CODEGEN), Spark 3.5's too. One build runs the generated code production
+# runs: the equivalence test's Thrift server runs Spark 4 as production does (every model over
+# every format); so does `make bench`.
+test-fast test-unit test-dbt-unit test-integration test-spark35 test-conformance: export CDC_SPARK_CODEGEN := false
 # These JVMs (Spark's, the Thrift server's, the broker's) also collect garbage on one thread, as
 # suits small heaps on two cores, and skip verifying the bytecode of their jars, which Maven
 # fetched against their checksums or the pyspark wheel ships: less CPU for the same build with C1

@@ -104,15 +104,16 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(root: Path) -> ThriftServer:
     """Its warehouse is where the thrift build's tables are read from: that build's Spark dir."""
-    return ThriftServer(root / "thrift" / "spark", ansi_mode=True)
+    return ThriftServer(root / "thrift" / "spark", ansi_mode=True, generated_code=True)
 
 
 @pytest.fixture(scope="module")
 def builds(root: Path, landing: Path, server: ThriftServer, shared_worker: DbtWorker) -> Iterator[dict[str, Build]]:
     """The same build on the local target and on the thrift target (a Spark Thrift Server with
     Spark Connect for the Python model), started together: the local one with ANSI mode off
-    (dbt-spark's default), the server with it on (Spark 4's and Databricks SQL's). dbt's unit
-    tests run with ANSI mode on in `make test-dbt-unit`, on the same Spark."""
+    (dbt-spark's default), the server as production runs Spark 4 (and Databricks SQL): ANSI
+    mode on, and the generated code that the other test builds go without. dbt's unit tests
+    run with ANSI mode on in `make test-dbt-unit`, on the same Spark."""
     profiles = profiles_dir(root)
     # No var cdc_primary_keys: where messages name no key (Debezium), it comes from the DDL.
     started = {
@@ -204,9 +205,10 @@ def test_every_dbt_unit_test_passes_on_spark_3_5(builds: dict[str, Build]) -> No
 
 
 @pytest.mark.skipif("thrift" not in TARGETS, reason="pyspark 3.5 ships no Spark Connect server")
-def test_the_thrift_server_runs_with_ansi_mode_on(builds: dict[str, Build], server: ThriftServer) -> None:
+def test_the_thrift_server_runs_spark_4_as_production_does(builds: dict[str, Build], server: ThriftServer) -> None:
     builds["thrift"].wait()
     assert server.runs_ansi_mode
+    assert server.runs_generated_code
 
 
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:

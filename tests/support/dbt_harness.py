@@ -281,9 +281,12 @@ class ThriftServer:
 
     state_dir: Path
     ansi_mode: bool = False
+    generated_code: bool = False  # Spark's, which the other test JVMs run without
     thrift_port: int = field(default_factory=free_port)
     connect_port: int = field(default_factory=free_port)
-    runs_ansi_mode: bool | None = None  # as its sessions saw it once it was up
+    # As its sessions saw them once it was up.
+    runs_ansi_mode: bool | None = None
+    runs_generated_code: bool | None = None
 
     @property
     def env(self) -> dict[str, str]:
@@ -291,6 +294,7 @@ class ThriftServer:
             "CDC_THRIFT_DIR": str(self.state_dir),
             "CDC_THRIFT_PORT": str(self.thrift_port),
             "CDC_SPARK_CONNECT_PORT": str(self.connect_port),
+            "CDC_SPARK_CODEGEN": str(self.generated_code).lower(),
             **(ANSI_MODE if self.ansi_mode else {}),
         }
 
@@ -317,6 +321,7 @@ class ThriftServer:
     def up(self) -> None:
         self._script("up")
         self.runs_ansi_mode = self._setting("spark.sql.ansi.enabled") == "true"
+        self.runs_generated_code = self._setting("spark.sql.codegen.wholeStage") == "true"
 
     def down(self) -> None:
         self._script("down")
