@@ -534,8 +534,14 @@ def _file(path: str) -> str:
 LANDED_FILES = rf"select * from values ({_file('f1')}, 'x\ny\n'), ({_file('f2')}, 'z') as t(_metadata, value)"
 
 
-def _reconciliation(*rows: str) -> str:
-    return "select * from values " + ", ".join(rows) + " as t(source_format, file_path, landed_lines)"
+def _reconciliation(*rows: str, loaded_at: str = "2024-01-01 00:00:00") -> str:
+    """Reconciled files, each read when it was last modified (`_file`) unless `loaded_at` says
+    earlier."""
+    return (
+        f"select *, timestamp'{loaded_at}' as landed_at from values "
+        + ", ".join(rows)
+        + " as t(source_format, file_path, landed_lines)"
+    )
 
 
 def _outcomes(*rows: str) -> str:
@@ -566,14 +572,14 @@ def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, ma
     registry = project_formats(REPO)
     containers = {f"base_{name}__container_records": no_lines for name in FORMAT_NAMES if registry[name].containers}
 
-    def run(*rows: str, debezium: str = no_files) -> int:
+    def run(*rows: str, debezium: str = no_files, loaded_at: str = "2024-01-01 00:00:00") -> int:
         relations = {
             **landings,
             **landed_files,
             **containers,
             "canal_json.landed_lines__files": LANDED_FILES,
             "debezium_json.landed_lines__files": debezium,
-            "fct_message_reconciliation": _reconciliation(*rows),
+            "fct_message_reconciliation": _reconciliation(*rows, loaded_at=loaded_at),
         }
         return _run_on(spark, manifest, test, relations)
 
@@ -589,6 +595,8 @@ def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, ma
     # A file counted that never landed, in its format or at all.
     assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('debezium_json', 'f9', 5L)") == 1
     assert run("('canal_json', 'f1', 2L)", "('canal_json', 'f2', 1L)", "('canal_json', 'f3', 1L)") == 1
+    # f1 had one line when loaded and was modified since: fct_landed_files' changed_after_load.
+    assert run("('canal_json', 'f1', 1L)", "('canal_json', 'f2', 1L)", loaded_at="2023-12-31 00:00:00") == 0
 
 
 def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark: Any, manifest: dict) -> None:
