@@ -4,11 +4,13 @@ One landing holds what Kafka Connect and Hadoop sinks leave in a format's folder
 `topics/<topic>/partition=N/` folders, a `key=value` folder beside plain files, gzip files (one
 whole, one cut short), a stale Hadoop checksum sidecar, a name with colons, a UTF-8 byte order
 mark, an empty file (Spark lists no zero-byte file: it holds nothing to account for), and in an
-Avro folder a file that is no landing file. A `dbt build` over it
-succeeds; `fct_landed_files` gives each file its outcome, and the readable files' changes reach
-the facts with the values their lines hold. Then a line is appended to a loaded file, and the
+Avro folder a file that is no landing file. A `dbt build` of the facts over it succeeds;
+`fct_landed_files` gives each file its outcome, and the readable files' changes reach the facts
+with the values their lines hold. Then a line is appended to a loaded file, and the
 next build reports it as changed after its load, through the landing tables the first build
-defined. A run over another landing root defines them anew.
+defined; its data tests pass reading every row, the appended file's too (the first build, of
+the facts only, left no build whose data tests all passed). A run over another landing root
+defines them anew.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import pytest
 
 from cdc_tools.registry import reading_only
-from support.dbt_harness import DATA_BUILD, REPO, Build, file_name, profiles_dir
+from support.dbt_harness import DATA_BUILD, FACTS_BUILD, FACTS_MARTS, REPO, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
 LANDED_EPOCH = 1_767_225_600  # the files' modification time: 2026-01-01T00:00:00Z
@@ -108,7 +110,14 @@ def builds(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -
     read = reading_only(REPO, "canal_json", "dts_avro")  # the landing's formats
     # The builds on one schema, the second incremental.
     first = Build(
-        "landed files", root / "first", DATA_BUILD, landing, dbt_vars=read, schema="landed_files", worker=shared_worker
+        "landed files",
+        root / "first",
+        FACTS_BUILD,
+        landing,
+        dbt_vars=read,
+        schema="landed_files",
+        worker=shared_worker,
+        marts_made=FACTS_MARTS,
     )
     after_append = Build(
         "landed files after an append",

@@ -54,10 +54,10 @@ DRIVER_MEMORY = "3g"
 # do not read the data, dbt's unit tests and the seeds' data tests (`make test-dbt-unit` runs
 # them on Spark 4, the equivalence test on Spark 3.5).
 DATA_BUILD = ["build"]
-# The same up to FACTS_MARTS (selectors.yml's `facts`): for a test of how messages land (Kafka),
-# which reads no more. The row versions and replicas follow from the facts however the messages
-# came. Not where a later build's data tests read only what is new: that needs a build that ran
-# every data test (data_tests_scope.sql).
+# The same up to FACTS_MARTS (selectors.yml's `facts`): for the tests of how messages land, which
+# read no more. The row versions and replicas follow from the facts however the messages came.
+# A later build's data tests then read every row: only a build that ran every data test lets the
+# next read only what is new (data_tests_scope.sql).
 FACTS_BUILD = [*DATA_BUILD, "--selector", "facts"]
 
 # Builds with Spark's ANSI SQL mode on (the profile's ansi_mode), as Spark 4 and Databricks SQL
