@@ -3,9 +3,9 @@ Kafka differs, produced into a broker of the test's own (cdc_tools.kafka), a top
 (an Avro format's records as binary Avro, Debezium's in Confluent's wire format with a schema
 registry of the test's own), its first two producer sessions before a build and the other two,
 with a Debezium change keyed by its record key and its tombstone, before a second, incremental
-one (builds of the facts, FACTS_BUILD), gives the facts the stream expects, as its landed files do (test_format_equivalence). What
-a run read of a topic partition is one landed file, and every record, the tombstone too, is
-accounted for in the reconciliation."""
+one (builds of the facts, FACTS_BUILD), gives the facts the stream expects, as its landed files
+do (test_format_equivalence). What a run read of a topic partition is one landed file, and every
+record, the tombstone too, is accounted for in the reconciliation."""
 
 from __future__ import annotations
 
