@@ -525,16 +525,19 @@ def _tampered(name: str) -> str:
     return "tampered_" + name.replace(".", "__")
 
 
+MODIFIED_AT = "2024-01-01 00:00:00"  # every landed file's modification time here
+
+
 def _file(path: str) -> str:
     """A landed file's `_metadata`, as a whole-file table gives it."""
-    return f"named_struct('file_path', '{path}', 'file_modification_time', timestamp'2024-01-01 00:00:00')"
+    return f"named_struct('file_path', '{path}', 'file_modification_time', timestamp'{MODIFIED_AT}')"
 
 
 # f1 holds two lines, f2 one without a final line terminator.
 LANDED_FILES = rf"select * from values ({_file('f1')}, 'x\ny\n'), ({_file('f2')}, 'z') as t(_metadata, value)"
 
 
-def _reconciliation(*rows: str, loaded_at: str = "2024-01-01 00:00:00") -> str:
+def _reconciliation(*rows: str, loaded_at: str = MODIFIED_AT) -> str:
     """Reconciled files, each read when it was last modified (`_file`) unless `loaded_at` says
     earlier."""
     return (
@@ -572,7 +575,7 @@ def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, ma
     registry = project_formats(REPO)
     containers = {f"base_{name}__container_records": no_lines for name in FORMAT_NAMES if registry[name].containers}
 
-    def run(*rows: str, debezium: str = no_files, loaded_at: str = "2024-01-01 00:00:00") -> int:
+    def run(*rows: str, debezium: str = no_files, loaded_at: str = MODIFIED_AT) -> int:
         relations = {
             **landings,
             **landed_files,

@@ -28,7 +28,7 @@ from support.compared_facts import (
     fact_schema_change,
     multiset_difference,
 )
-from support.dbt_harness import FACTS_BUILD, FACTS_MARTS, REPO, Build, profiles_dir
+from support.dbt_harness import FACTS_BUILD, REPO, Build, profiles_dir
 from support.dbt_worker import DbtWorker
 
 REGISTRY = project_formats(REPO)
@@ -132,7 +132,6 @@ def builds(
             dbt_vars=dbt_vars,
             schema="kafka",
             worker=shared_worker,
-            marts_made=FACTS_MARTS,
         )
         build.start(profiles)
         build.wait()

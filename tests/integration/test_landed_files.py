@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from cdc_tools.registry import reading_only
-from support.dbt_harness import DATA_BUILD, FACTS_BUILD, FACTS_MARTS, REPO, Build, file_name, profiles_dir
+from support.dbt_harness import DATA_BUILD, FACTS_BUILD, REPO, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
 LANDED_EPOCH = 1_767_225_600  # the files' modification time: 2026-01-01T00:00:00Z
@@ -117,7 +117,6 @@ def builds(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -
         dbt_vars=read,
         schema="landed_files",
         worker=shared_worker,
-        marts_made=FACTS_MARTS,
     )
     after_append = Build(
         "landed files after an append",
