@@ -18,11 +18,27 @@
 {#- In an incremental run of this model: `<column> > <newest value this model holds>`, the
     newest value inlined as a literal so that Parquet skips older row groups; otherwise true. -#}
 {% macro loaded_after_this(column='loaded_at') -%}
-    {%- set newest = none -%}
-    {%- if incremental_run() -%}
-        {%- set newest = run_query('select unix_micros(max(' ~ column ~ ')) from ' ~ this).columns[0].values()[0] -%}
-    {%- endif -%}
-    {{- later_than_micros(column, newest) -}}
+    {{- later_than_micros(column, newest_loaded_micros(this, column) if incremental_run() else none) -}}
+{%- endmacro %}
+
+
+{#- Unix microseconds of the newest `column` of `relation`; none when it has no rows. -#}
+{% macro newest_loaded_micros(relation, column='loaded_at') -%}
+    {{ return(run_query('select unix_micros(max(' ~ column ~ ')) from ' ~ relation).columns[0].values()[0]) }}
+{%- endmacro %}
+
+
+{#- Whether this is an incremental run and none of `relations` holds a row loaded after the
+    newest this model holds: then a model that rebuilds from what was loaded since has nothing
+    to do, and compiles to no rows rather than plan its whole query for none. -#}
+{% macro nothing_loaded_since_this(relations) -%}
+    {%- if not incremental_run() -%}{{ return(false) }}{%- endif -%}
+    {%- set newest = newest_loaded_micros(this) -%}
+    {%- for relation in relations -%}
+        {%- set upstream = newest_loaded_micros(relation) -%}
+        {%- if upstream is not none and (newest is none or upstream > newest) -%}{{ return(false) }}{%- endif -%}
+    {%- endfor -%}
+    {{ return(true) }}
 {%- endmacro %}
 
 

@@ -57,6 +57,7 @@ REDELIVERED_NAME = "redelivered-copy.jsonl"
 # The model after which step 2 is killed: every staged model has loaded part 2 by then.
 KILL_AFTER = "int_row_changes_labelled"
 SCHEMA = "incremental"
+ROW_VERSIONS_SQL = "models/marts/rows/dim_row_versions.sql"
 
 
 @dataclass
@@ -73,6 +74,7 @@ class Runs:
     # After step 5, each data file's loaded_at (min, max) statistics in its Delta log, by table.
     loaded_at_files: dict[str, list[tuple[Any, Any] | None]]
     change_feed: list[dict[str, Any]]  # fct_row_changes' Delta change data feed after step 5
+    rerun_row_versions_sql: str  # dim_row_versions' query in step 5, as dbt compiled it
     full_refresh_replicas: dict[str, list[dict[str, Any]]]
 
 
@@ -194,6 +196,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
     rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
     change_feed = rerun_build.query(f"select _change_type, change_id from table_changes('{SCHEMA}.fct_row_changes', 0)")
     loaded_at_files = _loaded_at_file_stats(shared_worker.spark_dir / "warehouse" / f"{SCHEMA}.db")
+    rerun_row_versions_sql = (rerun_build.target_dir / "compiled" / "cdc_lakehouse" / ROW_VERSIONS_SQL).read_text()
     full_refresh_build = run(["run", "--full-refresh"])
     return Runs(
         landing,
@@ -207,6 +210,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         rerun_replicas,
         loaded_at_files,
         change_feed,
+        rerun_row_versions_sql,
         _replicas(full_refresh_build),
     )
 
@@ -298,6 +302,13 @@ def test_rerun_with_no_new_data_changes_nothing(runs: Runs, mart: str) -> None:
     assert _rows(runs.rerun[mart], without=("write_action",)) == _rows(
         runs.after_part_3[mart], without=("write_action",)
     )
+
+
+def test_rerun_with_no_new_data_plans_no_row_version(runs: Runs) -> None:
+    # No change loaded since the row versions' newest: their query is empty (the test above shows
+    # them unchanged), not the whole history planned and run to find nothing to merge.
+    query = [line for line in runs.rerun_row_versions_sql.splitlines() if line.strip() and not line.startswith("--")]
+    assert query == [f"select * from {SCHEMA}.dim_row_versions where false"]
 
 
 def test_killed_build_then_rerun_gives_the_marts_of_an_uninterrupted_run(runs: Runs) -> None:

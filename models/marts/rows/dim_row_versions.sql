@@ -10,6 +10,16 @@
 -- wherever it is read, so each step reads the one before by windows, not joins back: every
 -- further reader of row_events would read fct_row_changes again.
 
+-- sqlfluff:indentation:template_blocks_indent:false
+-- (the query below is the `else` of one `if`, not indented under it)
+{%- if nothing_loaded_since_this([ref('fct_row_changes'), ref('fct_schema_changes')]) %}
+
+-- No change or DDL loaded since this model's newest version: no row to rebuild (every step
+-- below starts from what was loaded since).
+select * from {{ this }} where false
+
+{%- else %}
+
 with
 
 -- Each table name's renames: a renamed table's rows go on under its new name.
@@ -136,3 +146,4 @@ inner join rebuilt_tables
 where
     not versions.is_carried
     or not (coalesce(versions.next_is_carried, false) or coalesce(versions.reset.is_carried, false))
+{%- endif %}
