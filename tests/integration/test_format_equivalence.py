@@ -9,10 +9,12 @@ The generator (cdc_tools.generator) writes a few hundred statements with every e
 (NULLs, empty strings, quotes, unicode, decimals, fractional datetimes, multi-row statements,
 updates of one column and from and to NULL, composite and string keys, DDL of every kind) into
 a landing root, with the expected results derived from the logical stream. One `dbt build`
-(dbt_harness.Build) per target reads all formats: on the embedded local Spark, and on a Spark
-Thrift Server with Spark Connect (`scripts/thrift_server.sh`, as `make thrift-up` starts it;
-on Spark 3.5, `make test-spark35`, the local target only). Each test then compares one format's
-rows in one target's marts with the expected results.
+(dbt_harness.Build) reads all formats: on Spark 4 on a Spark Thrift Server with Spark Connect
+(`scripts/thrift_server.sh`, as `make thrift-up` starts it), as production runs Spark; on
+Spark 3.5 (`make test-spark35`) on the embedded local Spark. Each test then compares one
+format's rows in the build's marts with the expected results. On Spark 4 the local target's
+build of such a stream, with ANSI mode off, is the incremental runs' test's full refresh, which
+checks its facts against the generator's.
 """
 
 from __future__ import annotations
@@ -35,14 +37,7 @@ from cdc_tools.generator.model import Value
 from cdc_tools.generator.stream import final_tables, logical_stream
 from cdc_tools.generator.writer import EXPECTED_FOLDER, REDELIVERED_CHANGES_FILE, generate
 from cdc_tools.registry import project_formats
-from support.compared_facts import (
-    expected_facts,
-    expected_row_change,
-    expected_schema_change,
-    fact_row_change,
-    fact_schema_change,
-    multiset_difference,
-)
+from support.compared_facts import compared_facts, multiset_difference
 from support.dbt_harness import ANSI_MODE, DATA_BUILD, REPO, Build, ThriftServer, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 from support.plain_merge import PlainMergeReplicas, spark_type
@@ -54,8 +49,8 @@ AVRO_FORMATS = tuple(name for name, entry in REGISTRY.items() if entry.container
 STATEMENTS = 300  # the curated prefix (every edge case) and ~270 random statements
 SEED = 20240101
 SPARK_4 = int(pyspark.__version__.split(".")[0]) >= 4
-# pyspark 3.5 ships no Spark Connect server (scripts/thrift_server.sh): there only local.
-TARGETS = ("local", "thrift") if SPARK_4 else ("local",)
+# pyspark 3.5 ships no Spark Connect server (scripts/thrift_server.sh): there the local target.
+TARGET = "thrift" if SPARK_4 else "local"
 # On Spark 3.5, dbt's unit tests and the seeds' data tests, with ANSI mode on, as `make
 # test-dbt-unit` runs them on Spark 4, over the models of the local build (a unit test reads its
 # inputs' columns from the warehouse).
@@ -109,26 +104,27 @@ def server(root: Path) -> ThriftServer:
 
 @pytest.fixture(scope="module")
 def builds(root: Path, landing: Path, server: ThriftServer, shared_worker: DbtWorker) -> Iterator[dict[str, Build]]:
-    """The same build on the local target and on the thrift target (a Spark Thrift Server with
-    Spark Connect for the Python model), started together: the local one with ANSI mode off
-    (dbt-spark's default), the server as production runs Spark 4 (and Databricks SQL): ANSI
-    mode on, and the generated code that the other test builds go without. dbt's unit tests
-    run with ANSI mode on in `make test-dbt-unit`, on the same Spark."""
+    """The build, by its target, and on Spark 3.5 dbt's unit tests over its models, started
+    beside it. On Spark 4 the thrift target (a Spark Thrift Server with Spark Connect for the
+    Python models) as production runs Spark 4 (and Databricks SQL): ANSI mode on, and the
+    generated code that the other test builds go without (dbt's unit tests run with ANSI mode
+    on in `make test-dbt-unit`, on the same Spark). On Spark 3.5 the local target, with ANSI
+    mode off (dbt-spark's default)."""
     profiles = profiles_dir(root)
+    thrift = TARGET == "thrift"
     # No var cdc_primary_keys: where messages name no key (Debezium), it comes from the DDL.
     started = {
-        target: Build(
-            f"format equivalence ({target})",
-            root / target,
+        TARGET: Build(
+            f"format equivalence ({TARGET})",
+            root / TARGET,
             DATA_BUILD,
             landing,
-            target=target,
+            target=TARGET,
             schema="equivalence",
-            worker=shared_worker if target == "local" else None,
-            env=server.env if target == "thrift" else {},
-            after=server.down if target == "thrift" else None,
+            worker=None if thrift else shared_worker,
+            env=server.env if thrift else {},
+            after=server.down if thrift else None,
         )
-        for target in TARGETS
     }
     if not SPARK_4:
         started["unit_tests"] = Build(
@@ -141,12 +137,10 @@ def builds(root: Path, landing: Path, server: ThriftServer, shared_worker: DbtWo
             worker=shared_worker,
         )
     try:
-        started["local"].start(profiles)
-        if "unit_tests" in started:
-            started["unit_tests"].start(profiles)
-        if "thrift" in started:
+        if thrift:
             server.up()
-            started["thrift"].start(profiles)
+        for build in started.values():
+            build.start(profiles)
         yield started
     finally:
         for build in started.values():
@@ -154,9 +148,9 @@ def builds(root: Path, landing: Path, server: ThriftServer, shared_worker: DbtWo
         server.down()
 
 
-@pytest.fixture(scope="module", params=TARGETS)
-def build(request: pytest.FixtureRequest, builds: dict[str, Build]) -> Build:
-    return builds[request.param]
+@pytest.fixture(scope="module")
+def build(builds: dict[str, Build]) -> Build:
+    return builds[TARGET]
 
 
 @pytest.fixture(params=FORMAT_NAMES)
@@ -204,23 +198,21 @@ def test_every_dbt_unit_test_passes_on_spark_3_5(builds: dict[str, Build]) -> No
     assert {uid: s for uid, s in statuses.items() if s not in {"success", "pass"}} == {}
 
 
-@pytest.mark.skipif("thrift" not in TARGETS, reason="pyspark 3.5 ships no Spark Connect server")
-def test_the_thrift_server_runs_spark_4_as_production_does(builds: dict[str, Build], server: ThriftServer) -> None:
-    builds["thrift"].wait()
+@pytest.mark.skipif(not SPARK_4, reason="pyspark 3.5 ships no Spark Connect server")
+def test_the_thrift_server_runs_spark_4_as_production_does(build: Build, server: ThriftServer) -> None:
+    build.wait()
     assert server.runs_ansi_mode
     assert server.runs_generated_code
 
 
 def test_row_changes_equal_the_expected_row_changes(build: Build, landing: Path, format_name: str) -> None:
-    expected = [expected_row_change(r) for r in expected_facts(landing, format_name, "row_changes")]
-    actual = [fact_row_change(r) for r in build.marts()["fct_row_changes"] if r["source_format"] == format_name]
+    expected, actual = compared_facts(landing, build.marts(), format_name, "row_changes")
     assert len(expected) > 450
     assert multiset_difference(expected, actual) == []
 
 
 def test_schema_changes_equal_the_expected_schema_changes(build: Build, landing: Path, format_name: str) -> None:
-    expected = [expected_schema_change(r) for r in expected_facts(landing, format_name, "schema_changes")]
-    actual = [fact_schema_change(r) for r in build.marts()["fct_schema_changes"] if r["source_format"] == format_name]
+    expected, actual = compared_facts(landing, build.marts(), format_name, "schema_changes")
     if REGISTRY[format_name].ddl:
         # Every kind of DDL the format sends (Maxwell sends no TRUNCATE and no index DDL).
         assert {row[2] for row in expected} == FORMATS[format_name].ddl_kinds
@@ -304,11 +296,10 @@ def test_replicas_are_the_final_tables_typed(build: Build) -> None:
         assert [row["_overflow"] for row in replica["rows"] if row["_overflow"]] == []
 
 
-def test_replicas_equal_tables_kept_by_a_plain_merge(builds: dict[str, Build], tmp_path: Path) -> None:
+def test_replicas_equal_tables_kept_by_a_plain_merge(build: Build, tmp_path: Path) -> None:
     """The stream applied by hand, a MERGE per table and load and ALTER TABLE for its DDL
     (support/plain_merge.py), leaves the rows of the project's replicas: each table's current
     columns, compared in Spark, row for row."""
-    build = builds["local"]
     replicas = PlainMergeReplicas(tmp_path)
     statements = list(replicas.statements(logical_stream(SEED, STATEMENTS)))
     for statement in statements:

@@ -21,6 +21,10 @@ they read what was loaded since step 1, the last build whose data tests all pass
 The marts are read after steps 4, 5 and 6, and after step 5 the Delta logs of the staged and
 row-change tables (their data files' `loaded_at` statistics). `loaded_at` (when a row was
 loaded) is the only column that may differ between incremental and full-refresh builds.
+
+Step 6 is also this suite's build of a generated stream on the local target with ANSI mode off
+(dbt-spark's default; the equivalence test builds one on the Thrift server with ANSI on): its
+facts are each format's as the generator expects them.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import pytest
 
 from cdc_tools.generator.formats import FORMATS as ENCODERS
 from cdc_tools.generator.writer import DBT_VARS_FILE, EXPECTED_FOLDER, FormatCounts, generate
+from support.compared_facts import compared_facts, multiset_difference
 from support.dbt_harness import DATA_BUILD, MARTS, Build, file_name, profiles_dir
 from support.dbt_worker import DbtWorker
 
@@ -62,6 +67,7 @@ ROW_VERSIONS_SQL = "models/marts/rows/dim_row_versions.sql"
 
 @dataclass
 class Runs:
+    generated: Path  # where the generator wrote the stream and its expected facts
     landing: Path
     parts: list[list[Path]]  # landed files per part (paths under landing)
     redelivered: tuple[Path, Path]  # (original, copy)
@@ -199,6 +205,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
     rerun_row_versions_sql = (rerun_build.target_dir / "compiled" / "cdc_lakehouse" / ROW_VERSIONS_SQL).read_text()
     full_refresh_build = run(["run", "--full-refresh"])
     return Runs(
+        generated,
         landing,
         landed,
         (original, copy),
@@ -259,6 +266,15 @@ def test_incremental_runs_give_exactly_the_marts_of_one_full_refresh(runs: Runs,
     full_refresh = _rows(runs.full_refresh[mart], without=differ)
     assert sum(full_refresh.values()) > 0 or mart == "dim_keyless_tables"  # every table has its key
     assert incremental == full_refresh
+
+
+@pytest.mark.parametrize("format_name", FORMATS)
+def test_full_refresh_gives_the_expected_facts(runs: Runs, format_name: str) -> None:
+    expected, actual = compared_facts(runs.generated, runs.full_refresh, format_name, "row_changes")
+    assert len(expected) > 450
+    assert multiset_difference(expected, actual) == []
+    expected, actual = compared_facts(runs.generated, runs.full_refresh, format_name, "schema_changes")
+    assert multiset_difference(expected, actual) == []
 
 
 def test_incremental_runs_give_exactly_the_replicas_of_one_full_refresh(runs: Runs) -> None:

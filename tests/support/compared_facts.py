@@ -72,6 +72,23 @@ def expected_facts(landing: Path, format_name: str, kind: str) -> list[dict[str,
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def compared_facts(
+    generated: Path, marts: dict[str, list[dict[str, Any]]], format_name: str, kind: str
+) -> tuple[list[tuple], list[tuple]]:
+    """A format's `kind` facts (row_changes, schema_changes) as the generator expects them (it
+    wrote them under `generated`) and as a build's marts hold them: (expected, actual), lists of
+    comparable tuples."""
+    expected_fact, fact = (
+        (expected_row_change, fact_row_change)
+        if kind == "row_changes"
+        else (expected_schema_change, fact_schema_change)
+    )
+    return (
+        [expected_fact(r) for r in expected_facts(generated, format_name, kind)],
+        [fact(r) for r in marts[f"fct_{kind}"] if r["source_format"] == format_name],
+    )
+
+
 def multiset_difference(expected: list[tuple], actual: list[tuple]) -> list[str]:
     """What one side has more of than the other, a few lines of each side."""
     want, got = Counter(expected), Counter(actual)

@@ -112,6 +112,7 @@ class Build:
     check: bool = True  # a failure of `args` fails the test
     succeeded: bool | None = None
     _worker: DbtWorker = field(init=False, repr=False)
+    _reader: DbtWorker | None = field(default=None, repr=False)  # another target's warehouse, read
     _request: int | None = field(default=None, repr=False)
     _profiles_dir: Path | None = field(default=None, repr=False)
     _marts: dict[str, list[dict[str, Any]]] | None = field(default=None, repr=False)
@@ -211,10 +212,19 @@ class Build:
         self.wait()
         return self._worker.spark_setting(key)
 
-    def query(self, sql: str) -> list[dict[str, Any]]:
-        """The rows of a Spark SQL query, in the Spark session the build ran on."""
+    def _reading_worker(self) -> DbtWorker:
+        """The worker that reads the build's warehouse once dbt is done: a local build's own, in
+        dbt's session; another target's, a worker of its own on its Spark dir."""
         self.wait()
-        return self._worker.query(sql)
+        if self.target == "local":
+            return self._worker
+        if self._reader is None:
+            self._reader = DbtWorker(self.spark_dir)
+        return self._reader
+
+    def query(self, sql: str) -> list[dict[str, Any]]:
+        """The rows of a Spark SQL query on the build's warehouse (`_reading_worker`)."""
+        return self._reading_worker().query(sql)
 
     def run_results(self) -> dict[str, str]:
         """unique_id -> status of every node the invocation ran; exposures, which run nothing
@@ -236,17 +246,8 @@ class Build:
     def tables(self, names: tuple[str, ...], suffix: str = "") -> dict[str, dict[str, Any]]:
         """Each table's Spark column types and rows, read after dbt is done, from the build's
         schema (its name + `suffix`, such as `_replica`); timestamps as aware UTC datetimes,
-        bytes as bytes, decimals as their text. A local build's worker reads them in dbt's
-        session; another target's tables are read from its Spark dir by a new worker."""
-        self.wait()
-        if self.target == "local":
-            tables = self._worker.tables(self.schema + suffix, names)
-        else:
-            reader = DbtWorker(self.spark_dir)
-            try:
-                tables = reader.tables(self.schema + suffix, names)
-            finally:
-                reader.close()
+        bytes as bytes, decimals as their text (`_reading_worker`)."""
+        tables = self._reading_worker().tables(self.schema + suffix, names)
         for table in tables.values():
             for row in table["rows"]:
                 for column in table["timestamps"]:
@@ -262,7 +263,9 @@ class Build:
         self._worker.kill()
 
     def stop(self) -> None:
-        """Ends a worker of its own; a shared one is closed by whoever made it."""
+        """Ends the workers of its own; a shared one is closed by whoever made it."""
+        if self._reader is not None:
+            self._reader.close()
         if self.worker is None:
             self._worker.close()
 
