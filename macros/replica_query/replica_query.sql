@@ -18,7 +18,7 @@
             column['spark_type'], (column['spark_type'] ~ ' from the source type ' ~ (column['source_type'] or 'unknown')
             ~ ((' (source column ' ~ column['column_name'] ~ ')') if column['replica_column_name'] != column['column_name'] else '')
             ~ (('; before a rename: ' ~ previous | join(', ')) if previous else '')
-            ~ ('; dropped at the source: each row keeps the value it last had' if column['is_dropped'] else ''))[:250])) -%}
+            ~ ('; dropped at the source: values from before the drop only' if column['is_dropped'] else ''))[:250])) -%}
     {%- endfor -%}
     {%- set typed = kept | rejectattr('spark_type', 'equalto', 'string') | list -%}
     {%- do outputs.append(('_overflow', replica_overflow(typed), 'map<string,string>', 'The source text of each value that does not fit its column\'s type, by column name; empty when all fit.')) -%}
@@ -163,13 +163,14 @@
 {%- endmacro %}
 
 
-{#- The versions a replica shows: every version (SCD type 2), the latest of each row (soft
-    deletes) or the current ones; with `ignore_null_updates`, an update's NULLs keep the values
-    before them; with `tracked` values, a version only where they change; of the rows whose
-    keys `keys` (a query) gives, or of all. -#}
+{#- The versions a replica shows: every version (SCD type 2), or the latest of each row (soft
+    deletes) or the current ones, each as the row is now (`row_image_now`); with
+    `ignore_null_updates`, an update's NULLs keep the values before them; with `tracked`
+    values, a version only where they change; of the rows whose keys `keys` (a query) gives, or
+    of all. -#}
 {% macro replica_versions(database_name, table_name, options, tracked=none, keys=none) -%}
     {%- set versions -%}
-        select *
+        select {{ '*' if options.get('scd_type') == 2 else row_version_columns({'row_image': row_image_now()}) }}
         from {{ ref('dim_row_versions') }}
         where {{ replica_table_filter(database_name, table_name) }}
         {%- if keys is not none %}
@@ -216,7 +217,7 @@
     {{ qualified_columns([
         'database_name', 'table_name', 'primary_key', 'row_image', 'valid_from', 'valid_to', 'is_current',
         'opened_by_change_id', 'opened_by_operation', 'closed_by_change_id', 'closed_by_operation', 'changed_columns',
-        'before_image_source', 'change_number', 'loaded_at',
+        'before_image_source', 'dropped_columns', 'change_number', 'loaded_at',
     ], overrides=overrides) }}
 {%- endmacro %}
 

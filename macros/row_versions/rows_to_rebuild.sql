@@ -1,8 +1,9 @@
 {#- The rows whose versions this run builds: in an incremental run, the rows with events loaded
-    since this model last ran and the rows a new TRUNCATE or DROP ends (open at its time), each
-    to be rebuilt from all its events, so that late and out-of-order changes give what a full
-    refresh gives; otherwise every row. It reads `this`: only dim_row_versions calls it. -#}
-{% macro rows_to_rebuild(events, resets) -%}
+    since this model last ran and the rows open at the time of a new TRUNCATE or DROP (which
+    ends them) or DROP COLUMN (which takes a value from them), each to be rebuilt from all its
+    events, so that late and out-of-order changes give what a full refresh gives; otherwise
+    every row. It reads `this`: only dim_row_versions calls it. -#}
+{% macro rows_to_rebuild(events, resets, drops) -%}
     select
         database_name,
         table_name,
@@ -18,13 +19,17 @@
         versions.database_name,
         versions.table_name,
         versions.primary_key,
-        new_resets.loaded_at
+        new_ddl.loaded_at
     from {{ this }} as versions
-    inner join (select * from {{ resets }} where {{ loaded_after_this() }}) as new_resets
+    inner join (
+        select database_name, table_name, ordered_at, loaded_at from {{ resets }} where {{ loaded_after_this() }}
+        union all
+        select database_name, table_name, ordered_at, loaded_at from {{ drops }} where {{ loaded_after_this() }}
+    ) as new_ddl
         on
-            versions.database_name = new_resets.database_name
-            and versions.table_name = new_resets.table_name
-            and versions.valid_from <= new_resets.reset_at
-            and (versions.valid_to is null or versions.valid_to >= new_resets.reset_at)
+            versions.database_name = new_ddl.database_name
+            and versions.table_name = new_ddl.table_name
+            and versions.valid_from <= new_ddl.ordered_at
+            and (versions.valid_to is null or versions.valid_to >= new_ddl.ordered_at)
     {%- endif %}
 {%- endmacro %}

@@ -11,7 +11,9 @@
         select
             lives.*,
             if(
-                resets.change_id is null, null, struct(resets.change_id, resets.ddl_kind, resets.reset_at, resets.is_carried)
+                resets.change_id is null,
+                null,
+                struct(resets.change_id, resets.ddl_kind, resets.reset_at, resets.is_carried, {{ reset_order }} as reset_order)
             ) as reset,
             row_number() over (
                 partition by {{ row_identity('lives') }}, lives.change_number

@@ -686,14 +686,14 @@ def test_row_checks_fail_when_a_version_names_no_row_change(spark: Any, manifest
     test = _data_test(manifest, "row_checks_dim_row_versions")
     columns = (
         "t(database_name, table_name, primary_key, row_image, is_current, opened_by_change_id, change_number,"
-        " opened_by_operation, closed_by_operation, before_image_source, loaded_at)"
+        " opened_by_operation, closed_by_operation, before_image_source, dropped_columns, loaded_at)"
     )
 
     def run(*versions: tuple[str, str, str]) -> int:
         """Versions of `users`, each (its opening change, its row's key, the change's operation)."""
         rows = ", ".join(
             f"('shop', 'users', '{key}', map('id', '{key}'), true, '{change}', {i}, '{operation}', null, 'message',"
-            " timestamp'2024-01-01')"
+            " array(), timestamp'2024-01-01')"
             for i, (change, key, operation) in enumerate(versions)
         )
         tables = {

@@ -1,13 +1,15 @@
-"""A replica follows its table's DDL in place where Delta can: two builds on one warehouse,
+"""A replica follows its table's DDL in place where Delta can: three builds on one warehouse,
 the second after a canal ALTER TABLE that widens `qty` from int to bigint (and a row that needs
 it). On Spark 4 (Delta 4) the column is widened with ALTER COLUMN TYPE and the new row merged;
 on Spark 3.5 (Delta 3.3, which widens only byte and short) the replica is rewritten. Either
-way it holds the table's rows, typed."""
+way it holds the table's rows, typed. The third drops `tier`, updates one row, and adds `tier`
+again: as in MySQL, both rows then hold no tier, the one not changed since the first build
+too."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -21,7 +23,7 @@ BIG = 5_000_000_000  # over int's range
 
 def _canal(kind: str, es: int, columns: dict[str, str] | None, data: list[dict[str, str]] | None, **fields: Any) -> str:
     """A canal FlatMessage of shop.stock: DML with its columns' MySQL types, or DDL."""
-    jdbc = {"int": 4, "bigint": -5}
+    jdbc = {"int": 4, "bigint": -5, "varchar(8)": 12}
     message: dict[str, Any] = {
         "data": data,
         "database": "shop",
@@ -41,35 +43,65 @@ def _canal(kind: str, es: int, columns: dict[str, str] | None, data: list[dict[s
     return json.dumps(message) + "\n"
 
 
+TIERED = {"id": "int", "qty": "bigint", "tier": "varchar(8)"}
 FIRST = _canal(
-    "INSERT", 1_700_000_000_000, {"id": "int", "qty": "int"}, [{"id": "1", "qty": "5"}, {"id": "2", "qty": "7"}]
+    "INSERT",
+    1_700_000_000_000,
+    {**TIERED, "qty": "int"},
+    [{"id": "1", "qty": "5", "tier": "gold"}, {"id": "2", "qty": "7", "tier": "silver"}],
 )
 SECOND = _canal("ALTER", 1_700_000_001_000, None, None, sql="ALTER TABLE stock MODIFY COLUMN qty bigint") + _canal(
-    "UPDATE", 1_700_000_002_000, {"id": "int", "qty": "bigint"}, [{"id": "2", "qty": str(BIG)}], old=[{"qty": "7"}]
+    "UPDATE", 1_700_000_002_000, TIERED, [{"id": "2", "qty": str(BIG), "tier": "silver"}], old=[{"qty": "7"}]
+)
+THIRD = (
+    _canal("ALTER", 1_700_000_003_000, None, None, sql="ALTER TABLE stock DROP COLUMN tier")
+    + _canal(
+        "UPDATE", 1_700_000_004_000, {"id": "int", "qty": "bigint"}, [{"id": "2", "qty": "8"}], old=[{"qty": str(BIG)}]
+    )
+    + _canal("ALTER", 1_700_000_005_000, None, None, sql="ALTER TABLE stock ADD COLUMN tier varchar(8)")
 )
 
 
-def _replica(build: Build) -> tuple[str, dict[str, Any], list[str]]:
-    """How this build wrote the one replica, its table, and the operations of its Delta history."""
-    [listing] = build.tables(("dim_replica_tables",))["dim_replica_tables"]["rows"]
+class Replica(NamedTuple):
+    """How a build wrote the one replica, its table, the operations of its Delta history, the
+    current versions of dim_row_versions by id, and the build's load in fct_replica_changes
+    (before and after images by id)."""
+
+    written: str
+    table: dict[str, Any]
+    operations: list[str]
+    current_versions: dict[str, dict[str, Any]]
+    changes: dict[str, tuple[dict[str, str] | None, dict[str, str] | None]]
+
+
+def _replica(build: Build) -> Replica:
+    tables = build.tables(("dim_replica_tables", "dim_row_versions", "fct_replica_changes"))
+    [listing] = tables["dim_replica_tables"]["rows"]
     name = listing["replica_name"]
     history = build.query(f"describe history {build.schema}_replica.{name}")
     operations = [row["operation"] for row in sorted(history, key=lambda row: row["version"])]
-    return listing["write_action"], build.tables((name,), suffix="_replica")[name], operations
+    versions = {row["row_image"]["id"]: row for row in tables["dim_row_versions"]["rows"] if row["is_current"]}
+    changes = tables["fct_replica_changes"]["rows"]
+    load = max(row["loaded_at"] for row in changes)
+    in_load = {
+        json.loads(row["primary_key"])["id"]: (row["before_image"], row["after_image"])
+        for row in changes
+        if row["loaded_at"] == load
+    }
+    replica = build.tables((name,), suffix="_replica")[name]
+    return Replica(listing["write_action"], replica, operations, versions, in_load)
 
 
 @pytest.fixture(scope="module")
-def replicas(
-    tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker
-) -> list[tuple[str, dict[str, Any], list[str]]]:
-    """The replica after each of the two builds."""
+def replicas(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> list[Replica]:
+    """The replica after each of the three builds."""
     root = tmp_path_factory.mktemp("replica_schema_changes")
     landing = root / "landing" / "canal_json"
     landing.mkdir(parents=True)
     profiles = profiles_dir(root)
     canal_only = reading_only(REPO, "canal_json")  # the landing's format
     read = []
-    for step, lines in enumerate((FIRST, SECOND), start=1):
+    for step, lines in enumerate((FIRST, SECOND, THIRD), start=1):
         (landing / f"part-{step}.jsonl").write_text(lines)
         build = Build(
             f"build {step}",
@@ -85,12 +117,25 @@ def replicas(
     return read
 
 
-def test_a_widened_column_is_widened_in_place_where_delta_can(
-    replicas: list[tuple[str, dict[str, Any], list[str]]],
-) -> None:
-    (created, before, _), (written, after, operations) = replicas
+def test_a_widened_column_is_widened_in_place_where_delta_can(replicas: list[Replica]) -> None:
+    (created, before, *_), (written, after, operations, *_), _ = replicas
     assert created == "created" and before["types"]["qty"] == "int"
     assert after["types"]["qty"] == "bigint"
     assert sorted((row["id"], row["qty"]) for row in after["rows"]) == [(1, 5), (2, BIG)]
     assert written == ("merged" if DELTA_WIDENS_IN_PLACE else "rewritten")
     assert ("CHANGE COLUMN" in operations) == DELTA_WIDENS_IN_PLACE, operations
+
+
+def test_a_column_dropped_and_added_again_holds_no_value_from_before_the_drop(replicas: list[Replica]) -> None:
+    """Row 2, updated after the drop, has no tier in its image; row 1, unchanged since the first
+    build, keeps its image, whose tier the drop took (`dropped_columns`): the third build
+    rebuilt its versions for the drop alone, and its load took tier from both rows."""
+    *_, (written, replica, _, versions, changes) = replicas
+    assert written == "merged" and replica["types"]["tier"] == "string"
+    assert sorted((row["id"], row["qty"], row["tier"]) for row in replica["rows"]) == [(1, 5, None), (2, 8, None)]
+    assert {id_: (version["row_image"], version["dropped_columns"]) for id_, version in versions.items()} == {
+        "1": ({"id": "1", "qty": "5", "tier": "gold"}, ["tier"]),
+        "2": ({"id": "2", "qty": "8"}, []),
+    }
+    gold, silver = {"id": "1", "qty": "5", "tier": "gold"}, {"id": "2", "qty": str(BIG), "tier": "silver"}
+    assert changes == {"1": (gold, {"id": "1", "qty": "5"}), "2": (silver, {"id": "2", "qty": "8"})}

@@ -1,15 +1,18 @@
 """The facts the generator expects and the facts a build gave, as comparable tuples: a row change
 or a schema change spelled the same way from either side (images as sorted items, times as UTC
-datetimes from the expected epoch milliseconds, NULL where a format carries no such time)."""
+datetimes from the expected epoch milliseconds, NULL where a format carries no such time); and
+a generated table's final rows against its replica's."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from cdc_tools.generator.model import Table, Value
 from cdc_tools.generator.writer import EXPECTED_FOLDER
 from support.dbt_harness import EPOCH
 
@@ -96,3 +99,23 @@ def multiset_difference(expected: list[tuple], actual: list[tuple]) -> list[str]
     return [f"missing: {row}" for row in list(missing.elements())[:5]] + [
         f"unexpected: {row}" for row in list(unexpected.elements())[:5]
     ]
+
+
+def _replica_value(value: Value) -> Any:
+    """A generated value as the harness reads a replica's: decimals as their text at the
+    column's scale, timestamps in UTC, dates as ISO text."""
+    if isinstance(value, Decimal):
+        return f"{value:f}"
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def final_table_difference(table: Table, rows: list[dict[str, Value]], replica_rows: list[dict[str, Any]]) -> list[str]:
+    """`multiset_difference` of a generated table's final rows (`final_tables`) and its
+    replica's, over the table's current columns."""
+    expected = [tuple(_replica_value(row[column.name]) for column in table.columns) for row in rows]
+    actual = [tuple(row[column.name] for column in table.columns) for row in replica_rows]
+    return multiset_difference(expected, actual)

@@ -3,7 +3,10 @@
 -- load is the changes with one `loaded_at`. After a load, a row is what its latest change in
 -- the source's order (`row_change_order`) among those loaded so far made it: a late change
 -- older than that one changes nothing. TRUNCATE and DROP end every row of their table; a rename
--- ends them under the old name and begins, under the new one, those it carried there.
+-- ends them under the old name and begins, under the new one, those it carried there. A DROP
+-- COLUMN takes the column from every row whose latest change loaded so far comes before it.
+{%- set dropped = "array_intersect(map_keys({0}.row_image), transform(filter(coalesce(table_drops.drops, array()), "
+    ~ "dropped -> dropped.loaded_at {1} loads.loaded_at and dropped.change > loads.{2}), dropped -> dropped.column_name))" %}
 with
 
 row_events as (
@@ -15,6 +18,27 @@ row_events as (
 resets as (
 
     {{ table_resets(ref('fct_schema_changes')) }}
+
+),
+
+column_drops as (
+
+    {{ column_drops(ref('fct_schema_changes')) }}
+
+),
+
+-- Each table's column drops, each at its place in the order of changes (as a change that ends
+-- no row) and with its load.
+table_drops as (
+
+    select
+        database_name,
+        table_name,
+        collect_list(struct(
+            struct({{ row_change_order() }}, false as ends_row) as change, loaded_at, previous_name as column_name
+        )) as drops
+    from column_drops
+    group by database_name, table_name
 
 ),
 
@@ -53,7 +77,8 @@ row_keys as (
 
 ),
 
--- Each row's events, and its table's resets, with the columns `row_change_order` sorts by.
+-- Each row's events, and its table's resets, with the columns `row_change_order` sorts by; and
+-- its table's column drops, which change the row in their load but are no change of its own.
 events as (
 
     select
@@ -61,6 +86,7 @@ events as (
         table_name,
         primary_key,
         ends_row,
+        false as is_drop,
         loaded_at,
         {{ row_change_order() }}
     from ({{ ordered_changes('row_events') }}) as ordered
@@ -72,6 +98,7 @@ events as (
         table_name,
         primary_key,
         true as ends_row,
+        false as is_drop,
         loaded_at,
         {{ row_change_order() }}
     from (
@@ -86,10 +113,25 @@ events as (
     union all
 
     select
+        row_keys.database_name,
+        row_keys.table_name,
+        row_keys.primary_key,
+        false as ends_row,
+        true as is_drop,
+        column_drops.loaded_at,
+        {{ row_change_order('column_drops') }}
+    from row_keys
+    inner join column_drops
+        on row_keys.database_name = column_drops.database_name and row_keys.table_name = column_drops.table_name
+
+    union all
+
+    select
         database_name,
         table_name,
         primary_key,
         false as ends_row,
+        false as is_drop,
         loaded_at,
         {{ row_change_order() }}
     from renamed_rows
@@ -104,7 +146,7 @@ load_events as (
         table_name,
         primary_key,
         loaded_at,
-        max(struct({{ row_change_order() }}, ends_row)) as change
+        max(struct({{ row_change_order() }}, ends_row)) filter (where not is_drop) as change
     from events
     group by database_name, table_name, primary_key, loaded_at
 
@@ -128,37 +170,55 @@ loads as (
         ) as state_after
     from load_events
 
+),
+
+-- Each row's versions before and after each load, with the columns drops loaded by then took
+-- from them.
+load_versions as (
+
+    select
+        loads.*,
+        before_version.row_image as before_version_image,
+        after_version.row_image as after_version_image,
+        {{ dropped.format('before_version', '<', 'state_before') }} as dropped_before,
+        {{ dropped.format('after_version', '<=', 'state_after') }} as dropped_after
+    from loads
+    left join {{ ref('dim_row_versions') }} as before_version
+        on
+            loads.database_name = before_version.database_name
+            and loads.table_name = before_version.table_name
+            and loads.primary_key = before_version.primary_key
+            and loads.state_before.change_id = before_version.opened_by_change_id
+            and not loads.state_before.ends_row
+    left join {{ ref('dim_row_versions') }} as after_version
+        on
+            loads.database_name = after_version.database_name
+            and loads.table_name = after_version.table_name
+            and loads.primary_key = after_version.primary_key
+            and loads.state_after.change_id = after_version.opened_by_change_id
+            and not loads.state_after.ends_row
+    left join table_drops
+        on loads.database_name = table_drops.database_name and loads.table_name = table_drops.table_name
+
 )
 
 select
-    loads.database_name,
-    loads.table_name,
-    loads.primary_key,
-    loads.loaded_at,
+    database_name,
+    table_name,
+    primary_key,
+    loaded_at,
     case
-        when before_version.row_image is null then 'INSERT'
-        when after_version.row_image is null then 'DELETE'
+        when before_version_image is null then 'INSERT'
+        when after_version_image is null then 'DELETE'
         else 'UPDATE'
     end as change_type,
-    before_version.row_image as before_image,
-    after_version.row_image as after_image,
-    loads.state_before.change_id as before_change_id,
-    loads.state_after.change_id as after_change_id
-from loads
-left join {{ ref('dim_row_versions') }} as before_version
-    on
-        loads.database_name = before_version.database_name
-        and loads.table_name = before_version.table_name
-        and loads.primary_key = before_version.primary_key
-        and loads.state_before.change_id = before_version.opened_by_change_id
-        and not loads.state_before.ends_row
-left join {{ ref('dim_row_versions') }} as after_version
-    on
-        loads.database_name = after_version.database_name
-        and loads.table_name = after_version.table_name
-        and loads.primary_key = after_version.primary_key
-        and loads.state_after.change_id = after_version.opened_by_change_id
-        and not loads.state_after.ends_row
+    map_filter(before_version_image, (column_name, value) -> not array_contains(dropped_before, column_name))
+        as before_image,
+    map_filter(after_version_image, (column_name, value) -> not array_contains(dropped_after, column_name))
+        as after_image,
+    state_before.change_id as before_change_id,
+    state_after.change_id as after_change_id
+from load_versions
 where
-    not (loads.state_after <=> loads.state_before)
-    and (before_version.row_image is not null or after_version.row_image is not null)
+    (not (state_after <=> state_before) or size(dropped_after) > size(dropped_before))
+    and (before_version_image is not null or after_version_image is not null)

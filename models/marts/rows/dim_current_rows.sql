@@ -5,7 +5,7 @@ select
     database_name,
     table_name,
     primary_key,
-    row_image,
+    {{ row_image_now() }} as row_image,
     opened_by_change_id as last_change_id,
     opened_by_operation as last_operation,
     valid_from as last_event_at

@@ -41,11 +41,17 @@ table_resets as (
 
 ),
 
--- In an incremental run, the rows with new events or ended by a new TRUNCATE or DROP, each
--- rebuilt from all its events; otherwise every row.
+column_drops as (
+
+    {{ column_drops(ref('fct_schema_changes'), 'table_renames') }}
+
+),
+
+-- In an incremental run, the rows with new events, or open at a new TRUNCATE, DROP or DROP
+-- COLUMN, each rebuilt from all its events; otherwise every row.
 rebuilt_rows as (
 
-    {{ rows_to_rebuild('row_events', 'table_resets') }}
+    {{ rows_to_rebuild('row_events', 'table_resets', 'column_drops') }}
 
 ),
 
@@ -91,10 +97,10 @@ row_lives_with_resets as (
 ),
 
 -- Each version's image: every column's latest value in the row's life, so that a partial
--- image loses no column.
+-- image loses no column, unless the column was dropped since.
 version_cells as (
 
-    {{ version_cells('row_lives_with_resets') }}
+    {{ version_cells('row_lives_with_resets', 'column_drops') }}
 
 ),
 
@@ -138,6 +144,7 @@ select
         when versions.previous_image is not null then 'previous_version'
         else 'unknown'
     end as before_image_source,
+    array_intersect(versions.dropped_columns, map_keys(versions.row_image)) as dropped_columns,
     versions.change_number,
     rebuilt_tables.loaded_at
 from versions
