@@ -69,7 +69,7 @@ def fact_schema_change(r: dict[str, Any]) -> tuple:
     return (r["database_name"], r["table_name"], r["ddl_kind"], r["sql_text"], r["event_at"], r["emitted_at"])
 
 
-def expected_facts(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
+def _expected_facts(landing: Path, format_name: str, kind: str) -> list[dict[str, Any]]:
     """The generator's expected `kind` (row_changes, schema_changes) of a format it landed."""
     path = landing / EXPECTED_FOLDER / format_name / f"{kind}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
@@ -87,7 +87,7 @@ def compared_facts(
         else (expected_schema_change, fact_schema_change)
     )
     return (
-        [expected_fact(r) for r in expected_facts(generated, format_name, kind)],
+        [expected_fact(r) for r in _expected_facts(generated, format_name, kind)],
         [fact(r) for r in marts[f"fct_{kind}"] if r["source_format"] == format_name],
     )
 
