@@ -1,8 +1,9 @@
 {#- The column renames and drops ALTER TABLE statements make: one row per column each names,
     with `columns` of its statement, its `change` (RENAME or DROP), `previous_name`,
     `column_name` (the new name; null for a drop) and `changed_at`. MySQL's `CHANGE [COLUMN] a
-    b <type>`, and `RENAME COLUMN a TO b` as MySQL 8, Postgres and Oracle spell it; identifiers bare, `quoted` or "quoted". The
-    clauses' matches are joined into one array per statement: the schema changes are read once. -#}
+    b <type>`, and `RENAME COLUMN a TO b` as MySQL 8, Postgres and Oracle spell it; identifiers
+    bare, `quoted` or "quoted". The clauses' matches are joined into one array per statement:
+    the schema changes are read once. -#}
 {% macro column_ddl(schema_changes, columns=['database_name', 'table_name']) -%}
     {%- set name = '[`"]?([^`"\\s,;()]+)[`"]?' -%}
     {%- set clauses = [

@@ -13,15 +13,7 @@
         change_number,
         struct(
             change_id, operation, changed_at, next_change_id, next_operation, next_changed_at, reset, life_number,
-            before_image_source, changed_columns, is_carried, next_is_carried,
-            array_distinct(transform(
-                filter(
-                    column_drops,
-                    dropped -> dropped.drop_order > change_order
-                        and coalesce(dropped.drop_order < coalesce(reset.reset_order, next_change_order), true)
-                ),
-                dropped -> dropped.column_name
-            )) as dropped_columns
+            before_image_source, changed_columns, is_carried, next_is_carried, dropped_columns
         ) as version,
         whole_image,
         column_name,
@@ -57,7 +49,16 @@
         from (
             select
                 *,
-                size(life_columns) > 0 and smallest_image = size(life_columns) as is_whole_life
+                size(life_columns) > 0 and smallest_image = size(life_columns) as is_whole_life,
+                -- Once per version, before its cells are exploded.
+                array_distinct(transform(
+                    filter(
+                        column_drops,
+                        dropped -> dropped.drop_order > change_order
+                            and coalesce(dropped.drop_order < coalesce(reset.reset_order, next_change_order), true)
+                    ),
+                    dropped -> dropped.column_name
+                )) as dropped_columns
             from (
                 select
                     lives.*,
