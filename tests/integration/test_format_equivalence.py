@@ -286,7 +286,8 @@ def test_replicas_equal_tables_kept_by_a_plain_merge(build: Build, tmp_path: Pat
     statements = list(replicas.statements(logical_stream(SEED, STATEMENTS)))
     for statement in statements:
         build.query(statement)
-    assert sum("merge into" in statement for statement in statements) > 40
+    # More MERGEs than tables: loads merged onto the rows of earlier ones.
+    assert sum("merge into" in statement for statement in statements) > len(replicas.tables)
     listing = build.tables(("dim_replica_tables",))["dim_replica_tables"]["rows"]
     names = {(r["database_name"], r["table_name"]): r["replica_name"] for r in listing}
     assert set(replicas.tables) == set(final_tables(SEED, STATEMENTS))

@@ -6,10 +6,10 @@ their MERGE (Spark's AUTO CDC flows would be another: docs/replicas.md says why 
 Each source table is a Delta table at a path of its own, created with column mapping (for
 RENAME and DROP COLUMN) and type widening (on Delta 3.3, which cannot widen int or decimal
 columns, a widened table is copied into a new one). A load is the DML between two DDL
-statements, at most LOAD_STATEMENTS of them: a MERGE per table whose source holds every change
-of the load, of which each key's last in the binlog's order wins (as AUTO CDC's `sequence_by`);
-an update that changes a row's key deletes the old key. Values are the generator's canonical
-text cast to the column's Spark type.
+statements: a MERGE per table whose source holds every change of the load, of which each key's
+last in the binlog's order wins (as AUTO CDC's `sequence_by`); an update that changes a row's
+key deletes the old key. Values are the generator's canonical text cast to the column's Spark
+type.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ SPARK_TYPES = {
     "datetime": "timestamp",
     "date": "date",
 }
-LOAD_STATEMENTS = 20
 PROPERTIES = "'delta.columnMapping.mode' = 'name', 'delta.enableTypeWidening' = 'true'"
 RENAME_TABLE = re.compile(r"RENAME TABLE `(.+)` TO `(.+)`")
 
@@ -67,19 +66,15 @@ class PlainMergeReplicas:
 
     def statements(self, stream: Iterable[Statement]) -> Iterator[str]:
         load: dict[tuple[str, str], list[str]] = {}
-        loaded = 0
         for order, statement in enumerate(stream):  # the binlog's order
-            if statement.schema_change is not None or loaded == LOAD_STATEMENTS:
+            if statement.schema_change is not None:
                 yield from (self._merge(table_id, rows) for table_id, rows in load.items())
                 load.clear()
-                loaded = 0
-            if statement.schema_change is not None:
                 yield from self._ddl(statement)
                 continue
             table = statement.table
             assert table is not None
             load.setdefault((table.database, table.name), []).extend(self._source_rows(order, statement, table))
-            loaded += 1
         yield from (self._merge(table_id, rows) for table_id, rows in load.items())
 
     def _source_rows(self, order: int, statement: Statement, table: Table) -> Iterator[str]:
