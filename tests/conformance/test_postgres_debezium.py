@@ -102,7 +102,8 @@ def test_every_replica_column_has_its_source_types_spark_type(
 
 def test_a_dropped_column_is_marked_dropped(captured: dict[str, Any], built: dict[str, dict[str, Any]]) -> None:
     """No DDL says so: the schema of the table's newest change leaves the column out. The
-    replica keeps it, marked (docs/replicas.md); its other columns are the source's, in order."""
+    replica keeps it, marked (docs/replicas.md), with no value in any row, as after a DDL's
+    drop: rows not changed since lost it too. Its other columns are the source's, in order."""
     columns = sorted(built["end"]["marts"]["dim_replica_columns"], key=lambda column: column["ordinal_position"])
     kept = {
         table: [c["column_name"] for c in columns if c["table_name"] == table and not c["is_dropped"]]
@@ -110,3 +111,5 @@ def test_a_dropped_column_is_marked_dropped(captured: dict[str, Any], built: dic
     }
     assert kept == {table: list(source["types"]) for table, source in captured["tables"]["end"].items()}
     assert [(c["table_name"], c["column_name"]) for c in columns if c["is_dropped"]] == [("orders", "placed_at")]
+    orders = built["end"]["replicas"]["orders"]["rows"]
+    assert len(orders) > 1 and [row["placed_at"] for row in orders] == [None] * len(orders)

@@ -3,12 +3,8 @@
 -- in the images of every row version (formats that carry no types), whether or not the row is
 -- still there. An observation made before a RENAME COLUMN counts for the name the first rename
 -- after it gave; one of a table before a RENAME TABLE counts for the table's new name too.
-{%- set binary_formats = [] %}
-{%- set whole_schema_formats = [] %}
-{%- for format, registry in var('cdc_formats').items() %}
-    {%- do binary_formats.append(format) if registry.get('binary') %}
-    {%- do whole_schema_formats.append(format) if registry.get('whole_schema') %}
-{%- endfor %}
+{%- set binary_formats = formats_with('binary') %}
+{%- set whole_schema_formats = formats_with('whole_schema') %}
 with
 
 table_renames as (

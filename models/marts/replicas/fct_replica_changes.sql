@@ -23,7 +23,7 @@ resets as (
 
 column_drops as (
 
-    {{ column_drops(ref('fct_schema_changes')) }}
+    {{ column_drops(ref('fct_schema_changes'), row_changes=ref('fct_row_changes')) }}
 
 ),
 

@@ -43,7 +43,7 @@ table_resets as (
 
 column_drops as (
 
-    {{ column_drops(ref('fct_schema_changes'), 'table_renames') }}
+    {{ column_drops(ref('fct_schema_changes'), 'table_renames', ref('fct_row_changes')) }}
 
 ),
 
