@@ -1,7 +1,7 @@
 {#- Each DROP COLUMN (`column_ddl`) with the columns `row_change_order` sorts by (event time,
     emit time when unknown): a row's value of the column ends there. With `row_changes`, also
     each column a change of a `whole_schema` format leaves out of its types that the table's
-    previous change in that format (by place, then time and arrival) listed: dropped with no DDL
+    previous change in that format (`source_order`) listed: dropped with no DDL
     to say so (Postgres sends none), just before that change. With `renames`
     (`table_renames`), under each table incarnation its table's rows reach
     (`through_renames`). -#}
@@ -25,9 +25,7 @@
                 *,
                 last(if(size(column_types) > 0, map_keys(column_types), null), true) over (
                     partition by source_format, database_name, table_name
-                    order by
-                        {{ source_place('source_format', 'source_position') }}, coalesce(event_at, emitted_at),
-                        landed_at, file_path, line_number, message_index, row_index
+                    order by {{ source_order() }}
                     rows between unbounded preceding and 1 preceding
                 ) as previous_columns
             from {{ row_changes }}

@@ -76,3 +76,15 @@
         'offset', try_cast(substring_index({{ source_position }}, ':', -1) as decimal(38, 0))
     ))
 {%- endmacro %}
+
+
+{#- A change's place in its source: its position, then its time and arrival, as a struct
+    (`source_place`, `changed_at`, the arrival columns). What orders the changes of a format
+    whose types list every column (`whole_schema`) when their column lists are compared. -#}
+{% macro source_order() -%}
+    struct(
+        {{ source_place('source_format', 'source_position') }} as source_place,
+        coalesce(event_at, emitted_at) as changed_at,
+        landed_at, file_path, line_number, message_index, row_index
+    )
+{%- endmacro %}

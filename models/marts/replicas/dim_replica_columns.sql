@@ -42,15 +42,7 @@ observations as (
         position + 1 as ordinal_position,
         -- The change's place in its source (its position, then its time and arrival), where its
         -- types list every column the table then has.
-        if(
-            {{ is_in('source_format', whole_schema_formats) }},
-            struct(
-                {{ source_place('source_format', 'source_position') }} as source_place,
-                coalesce(event_at, emitted_at) as changed_at,
-                landed_at, file_path, line_number, message_index, row_index
-            ),
-            null
-        ) as observed_place
+        if({{ is_in('source_format', whole_schema_formats) }}, {{ source_order() }}, null) as observed_place
     from row_changes
         lateral view posexplode(column_types) as position, column_name, column_type
 
