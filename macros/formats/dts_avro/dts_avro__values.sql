@@ -23,21 +23,30 @@
 
 
 {#- One image value, a union branch as map<branch name, value>, as struct<item, branch (the type
-    name's last segment), value (the branch's value), raw (its `value` field as text)>: worked out
-    once per value, as lambdas are evaluated without common subexpressions. -#}
+    name's last segment), value (the branch's value), raw (its `value` field as text), charset
+    (lower case), bytes_ok (raw holds bytes), datetime (a DateTime's record, or a
+    TimestampWithTimeZone's)>: worked out once per value, as lambdas are evaluated without common
+    subexpressions. -#}
 {% macro dts_avro_union_branch(item) -%}
+    {%- set branch = "regexp_extract(try_element_at(map_keys(" ~ item ~ "), 1), '([^.]*)$', 1)" -%}
+    {%- set value = 'try_element_at(map_values(' ~ item ~ '), 1)' -%}
+    {%- set raw = json_value_get(value, '$.value', 'string') -%}
     named_struct(
         'item', {{ item }},
-        'branch', regexp_extract(try_element_at(map_keys({{ item }}), 1), '([^.]*)$', 1),
-        'value', try_element_at(map_values({{ item }}), 1),
-        'raw', {{ json_value_get('try_element_at(map_values(' ~ item ~ '), 1)', '$.value', 'string') }}
+        'branch', {{ branch }},
+        'value', {{ value }},
+        'datetime', if({{ branch }} = 'TimestampWithTimeZone', {{ json_value_get(value, '$.value', json_value_type()) }}, {{ value }}),
+        'raw', {{ raw }},
+        'charset', lower({{ json_value_get(value, '$.charset', 'string') }}),
+        'bytes_ok', coalesce({{ raw }} rlike '^[\\x00-\\xFF]*$', false)
     )
 {%- endmacro %}
 
 
 {#- One `dts_avro_union_branch` as struct<present, text, reason>: the canonical text canal gives
-    for the same value; `present` is false for EmptyObject NONE (the column is not in the
-    image); `reason` says why the value is unusable, NULL when it is fine.
+    for the same value (whatever `reason`: `dts_avro_values` keeps it only when NULL); `present`
+    is false for EmptyObject NONE (the column is not in the image); `reason` says why the value
+    is unusable, NULL when it is fine.
     - Integer, Decimal: the `value` text as sent (exact); it must be a number. Float: its text.
     - Character: `value`'s bytes decoded by `charset` (utf8/utf8mb3/utf8mb4 as UTF-8; latin1,
       ascii and binary as the bytes' ISO-8859-1 text, as canal gives binary columns).
@@ -48,9 +57,9 @@
       header (after MySQL's 4-byte SRID or not). TextObject, TextGeometry: `value`.
     - EmptyObject: NULL is SQL NULL; NONE leaves the column out. -#}
 {% macro dts_avro_value_text(union) -%}
-    {%- set branch, value, raw = union ~ '.branch', union ~ '.value', union ~ '.raw' -%}
-    {%- set bytes_ok -%}coalesce({{ raw }} rlike '^[\\x00-\\xFF]*$', false){%- endset -%}
-    {%- set charset = 'lower(' ~ json_value_get(value, '$.charset', 'string') ~ ')' -%}
+    {%- set branch, value, raw, charset, bytes_ok = (
+        union ~ '.branch', union ~ '.value', union ~ '.raw', union ~ '.charset', union ~ '.bytes_ok'
+    ) -%}
     {%- set character_text -%}
         case
             when {{ charset }} in ('utf8', 'utf8mb3', 'utf8mb4')
@@ -74,9 +83,8 @@
             -- Spark's timestamp text drops trailing fraction zeros, as the DateTime text does.
             when {{ branch }} = 'Timestamp'
                 then if({{ timestamp_ok }}, cast(timestamp_micros({{ epoch_seconds }} * 1000000 + {{ micros }}) as string), null)
-            when {{ branch }} = 'DateTime' then {{ dts_avro_datetime_text(value, '$') }}
-            when {{ branch }} = 'TimestampWithTimeZone'
-                then concat_ws(' ', {{ dts_avro_datetime_text(value, '$.value') }}, {{ timezone }})
+            when {{ branch }} in ('DateTime', 'TimestampWithTimeZone')
+                then concat_ws(' ', {{ dts_avro_datetime_text(union ~ '.datetime') }}, if({{ branch }} != 'DateTime', {{ timezone }}, null))
         end
     {%- endset -%}
     {%- set reason -%}
@@ -96,9 +104,11 @@
                 when ({{ character_text }}) is null then 'invalid_character_value'
             end
             when {{ branch }} = 'Timestamp' then if({{ timestamp_ok }}, null, 'invalid_value')
-            when {{ branch }} = 'DateTime' then if({{ dts_avro_datetime_ok(value, '$') }}, null, 'invalid_value')
-            when {{ branch }} = 'TimestampWithTimeZone'
-                then if({{ dts_avro_datetime_ok(value, '$.value') }} and {{ timezone }} is not null, null, 'invalid_value')
+            when {{ branch }} in ('DateTime', 'TimestampWithTimeZone') then if(
+                {{ dts_avro_datetime_ok(union ~ '.datetime') }} and ({{ branch }} = 'DateTime' or {{ timezone }} is not null),
+                null,
+                'invalid_value'
+            )
             when {{ branch }} in ('TextObject', 'TextGeometry') then if({{ raw }} is null, 'invalid_value', null)
             when {{ branch }} = 'BinaryObject' then if({{ bytes_ok }}, null, 'invalid_value')
             when {{ branch }} = 'BinaryGeometry' then case
@@ -112,19 +122,19 @@
     {%- endset -%}
     named_struct(
         'present', not coalesce({{ branch }} = 'EmptyObject' and {{ empty }} = 'NONE', false),
-        'text', if(({{ reason }}) is null, {{ text }}, null),
+        'text', {{ text }},
         'reason', {{ reason }}
     )
 {%- endmacro %}
 
 
-{#- The text of a DateTime record at `path` of a value: "YYYY-MM-DD HH:MM:SS[.ffffff]" from the
+{#- The text of a DateTime record: "YYYY-MM-DD HH:MM:SS[.ffffff]" from the
     parts present (DATE: the date, TIME: the time, YEAR: the year), the fraction without trailing
     zeros; every part is an int union. -#}
-{% macro dts_avro_datetime_text(value, path) -%}
+{% macro dts_avro_datetime_text(datetime) -%}
     {%- set part = {} -%}
     {%- for name in ['year', 'month', 'day', 'hour', 'minute', 'second', 'millis'] -%}
-        {%- do part.update({name: json_value_get(value, path ~ '.' ~ name ~ '.int', 'int')}) -%}
+        {%- do part.update({name: json_value_get(datetime, '$.' ~ name ~ '.int', 'int')}) -%}
     {%- endfor -%}
     nullif(concat_ws(
         ' ',
@@ -138,11 +148,11 @@
 {%- endmacro %}
 
 
-{#- Whether the DateTime record at `path` holds a date or a time, each part in its range. -#}
-{% macro dts_avro_datetime_ok(value, path) -%}
+{#- Whether a DateTime record holds a date or a time, each part in its range. -#}
+{% macro dts_avro_datetime_ok(datetime) -%}
     {%- set part = {} -%}
     {%- for name in ['year', 'month', 'day', 'hour', 'minute', 'second', 'millis'] -%}
-        {%- do part.update({name: json_value_get(value, path ~ '.' ~ name ~ '.int', 'int')}) -%}
+        {%- do part.update({name: json_value_get(datetime, '$.' ~ name ~ '.int', 'int')}) -%}
     {%- endfor -%}
     (
         coalesce({{ part.year }} is not null or {{ part.hour }} is not null, false)
@@ -171,10 +181,16 @@
 {%- endmacro %}
 
 
-{#- Every value of an image array, decoded (`dts_avro_value_text`). -#}
+{#- Every value of an image array, decoded (`dts_avro_value_text`); its text only when usable.
+    One step per lambda, so each part is written (and evaluated) once. -#}
 {% macro dts_avro_values(items) -%}
     transform(
-        transform({{ items }}, item -> {{ dts_avro_union_branch('item') }}),
-        dts_value -> {{ dts_avro_value_text('dts_value') }}
+        transform(
+            transform({{ items }}, item -> {{ dts_avro_union_branch('item') }}),
+            dts_value -> {{ dts_avro_value_text('dts_value') }}
+        ),
+        decoded -> named_struct(
+            'present', decoded.present, 'text', if(decoded.reason is null, decoded.text, null), 'reason', decoded.reason
+        )
     )
 {%- endmacro %}

@@ -8,9 +8,18 @@
 {%- endmacro %}
 
 
-{#- Every ColumnValue of an image array, decoded (`oms_avro_column_value`). -#}
+{#- Every ColumnValue of an image array, decoded (`oms_avro_column_value`) once its value union
+    is unwrapped: one lambda per step, so each part is written (and evaluated) once. -#}
 {% macro oms_avro_values(images, wkt) -%}
-    transform({{ images }}, column_value -> {{ oms_avro_column_value('column_value', wkt) }})
+    transform(
+        transform({{ images }}, column_value -> named_struct(
+            'type_info', column_value.type_info,
+            'value_union', column_value.value,
+            'branch', {{ oms_avro_branch('column_value.value') }},
+            'value', {{ oms_avro_union_value('column_value.value') }}
+        )),
+        column_value -> {{ oms_avro_column_value('column_value', wkt) }}
+    )
 {%- endmacro %}
 
 

@@ -4,13 +4,12 @@
 {%- endmacro %}
 
 
-{#- One ColumnValue (`column_value`) as struct<text, error>: the text MySQL shows for it, or why
+{#- One ColumnValue as `oms_avro_values` unwraps it (`column_value`) as struct<text, error>: the text MySQL shows for it, or why
     it has none. `wkt` maps a WKB's bytes (as hex) to its WKT: no Spark built-in reads WKB, so
     base_oms_avro__binary_values gives them. A FLOAT column's value prints as a float whichever
     branch holds it: a binary float read back by fastavro may be re-encoded as a double. -#}
 {% macro oms_avro_column_value(column_value, wkt) -%}
-    {%- set branch = oms_avro_branch(column_value ~ '.value') -%}
-    {%- set v = oms_avro_union_value(column_value ~ '.value') -%}
+    {%- set branch, v = column_value ~ '.branch', column_value ~ '.value' -%}
     {%- set text = json_value_get(v, '$', 'string') -%}
     {%- set latin1 -%}coalesce({{ text }} rlike '^[\\x{0}-\\x{ff}]*$', false){%- endset -%}
     {%- set string_value = json_value_get(v, '$.value', 'string') -%}
@@ -31,8 +30,8 @@
     {%- set wkb = json_value_get(v, '$.wkb', 'string') -%}
     {%- set wkb_hex = 'hex(encode(' ~ wkb ~ ", 'ISO-8859-1'))" -%}
     case
-        when {{ column_value }}.value is null then {{ oms_avro_value_text('cast(null as string)') }}
-        when size({{ column_value }}.value) != 1 then {{ oms_avro_value_error('invalid_union') }}
+        when {{ column_value }}.value_union is null then {{ oms_avro_value_text('cast(null as string)') }}
+        when size({{ column_value }}.value_union) != 1 then {{ oms_avro_value_error('invalid_union') }}
         when {{ branch }} in ('int', 'long') then {{ oms_avro_typed_value(v, 'bigint', 'invalid_number') }}
         when {{ branch }} = 'boolean' then {{ oms_avro_typed_value(v, 'boolean', 'invalid_boolean') }}
         when {{ branch }} = 'float' or ({{ branch }} = 'double' and {{ column_value }}.type_info = 'FLOAT')

@@ -19,8 +19,11 @@ decoded as (
         messages.*,
         type_names.type_names,
         transform(messages.message.fields.array, field -> field.name) as field_names,
-        {{ dts_avro_values('messages.message.beforeImages.array') }} as before_values,
-        {{ dts_avro_values('messages.message.afterImages.array') }} as after_values
+        -- Before and after in one lambda: the decoding is written (and planned) once.
+        transform(
+            array(messages.message.beforeImages.array, messages.message.afterImages.array),
+            image -> {{ dts_avro_values('image') }}
+        ) as image_values
     from messages
     cross join
         {{ lookup_map(ref('dts_mysql_data_types'), 'data_type_number', 'mysql_type_name', 'type_names') }} as type_names
@@ -43,7 +46,7 @@ decoded as (
         cast(message.id as string) as message_id,
         nullif(message.sourceTxid, '') as transaction_id,
         {{ dts_avro_key_columns('message.tags') }} as key_columns,
-        {{ dts_avro_row_images('message', 'field_names', 'before_values', 'after_values') }} as row_images,
+        {{ dts_avro_row_images('message', 'field_names', 'image_values[0]', 'image_values[1]') }} as row_images,
         false as before_images_are_partial,
         false as is_snapshot,
         true as old_images_expected,
@@ -53,7 +56,7 @@ decoded as (
         case when {{ dts_avro_unknown_union_branch('message_json') }} then 'unknown_union_branch' end
             as format_rejection_reason,
         {{ dts_avro_image_rejection_reason(
-            'message', 'field_names', 'before_values', 'after_values'
+            'message', 'field_names', 'image_values[0]', 'image_values[1]'
         ) }} as image_rejection_reason
     from (
         -- A DDL record's statement is its `afterImages` string.

@@ -49,8 +49,11 @@ decoded as (
     select
         unwrapped.*,
         type_names.type_names,
-        {{ oms_avro_values('unwrapped.before_images', 'unwrapped.geometry_wkt') }} as before_values,
-        {{ oms_avro_values('unwrapped.after_images', 'unwrapped.geometry_wkt') }} as after_values
+        -- Before and after in one lambda: the decoding is written (and planned) once.
+        transform(
+            array(unwrapped.before_images, unwrapped.after_images),
+            image -> {{ oms_avro_values('image', 'unwrapped.geometry_wkt') }}
+        ) as image_values
     from unwrapped
     cross join {{ lookup_map(ref('oms_data_types'), 'data_type', 'mysql_type', 'type_names') }} as type_names
 
@@ -76,8 +79,8 @@ decoded as (
         {{ oms_avro_union_value('message.xid') }} as transaction_id,
         {{ oms_avro_key_columns('message', 'fields') }} as key_columns,
         array(named_struct(
-            'before_image', {{ oms_avro_image('fields', 'before_values') }},
-            'after_image', {{ oms_avro_image('fields', 'after_values') }}
+            'before_image', {{ oms_avro_image('fields', 'image_values[0]') }},
+            'after_image', {{ oms_avro_image('fields', 'image_values[1]') }}
         )) as row_images,
         false as before_images_are_partial,
         false as is_snapshot,
@@ -94,7 +97,7 @@ decoded as (
                 then 'invalid_shard_bytes'
         end as format_rejection_reason,
         {{ oms_avro_image_rejection_reason(
-            'message', 'fields', 'before_images', 'after_images', 'before_values', 'after_values'
+            'message', 'fields', 'before_images', 'after_images', 'image_values[0]', 'image_values[1]'
         ) }} as image_rejection_reason
     from (
         select
