@@ -60,18 +60,24 @@
     2 is 0.05). Cut by position, not by a regular expression (which backtracks over a large
     scale's digits); a scale above Postgres's largest (16383) is not a decimal's, not decoded. -#}
 {% macro connect_decimal_text(value_text, scale) -%}
-    {%- set bytes = connect_base64_bytes(value_text) -%}
-    {%- set is_negative = 'hex(' ~ bytes ~ ") rlike '^[89A-F]'" -%}
-    {%- set magnitude_bytes = 'transform(' ~ byte_values(bytes) ~ ', byte_value -> if(' ~ is_negative ~ ', 255 - byte_value, byte_value))' -%}
-    {#- The digits (no leading zeros) are computed once, bound to a lambda's argument. -#}
-    case when {{ bytes }} is not null and {{ scale }} between 0 and {{ connect_decimal_max_scale() }} then element_at(transform(
-        array({{ limbs_digits(limbs_times_plus(limbs_from_bytes(magnitude_bytes), 1, 'if(' ~ is_negative ~ ', 1, 0)')) }}),
-        digits -> concat(
-            if({{ is_negative }}, '-', ''),
-            if(length(digits) > {{ scale }}, left(digits, length(digits) - {{ scale }}), '0'),
-            if({{ scale }} > 0, concat('.', lpad(right(digits, {{ scale }}), {{ scale }}, '0')), '')
-        )
-    ), 1) end
+    {%- set is_negative = "hex(number.bytes) rlike '^[89A-F]'" -%}
+    {%- set magnitude_bytes = 'transform(' ~ byte_values('number.bytes') ~ ', byte_value -> if(' ~ is_negative ~ ', 255 - byte_value, byte_value))' -%}
+    {#- The bytes and the scale, then the digits (no leading zeros), are each computed once, bound
+        to a lambda's argument. -#}
+    element_at(transform(
+        array(named_struct('bytes', {{ connect_base64_bytes(value_text) }}, 'scale', {{ scale }})),
+        number -> case
+            when number.bytes is not null and number.scale between 0 and {{ connect_decimal_max_scale() }}
+                then element_at(transform(
+                    array({{ limbs_digits(limbs_times_plus(limbs_from_bytes(magnitude_bytes), 1, 'if(' ~ is_negative ~ ', 1, 0)')) }}),
+                    digits -> concat(
+                        if({{ is_negative }}, '-', ''),
+                        if(length(digits) > number.scale, left(digits, length(digits) - number.scale), '0'),
+                        if(number.scale > 0, concat('.', lpad(right(digits, number.scale), number.scale, '0')), '')
+                    )
+                ), 1)
+        end
+    ), 1)
 {%- endmacro %}
 
 

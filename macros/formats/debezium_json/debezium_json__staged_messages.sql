@@ -34,8 +34,9 @@ events as (
     select
         *,
         coalesce(event.source.connector = 'postgresql', false) as is_postgres,
-        {{ debezium_json_image('event.before', 'row_fields') }} as decoded_before_image,
-        {{ debezium_json_image('event.after', 'row_fields') }} as decoded_after_image
+        -- Before and after in one lambda: the decoding is written (and planned) once.
+        transform(array(event.before, event.after), image -> {{ debezium_json_image('image', 'row_fields') }})
+            as decoded_images
     from (
         select
             *,
@@ -52,8 +53,8 @@ images as (
 
     select
         *,
-        {{ debezium_json_sent_columns('decoded_before_image') }} as before_image,
-        {{ debezium_json_sent_columns('decoded_after_image') }} as after_image
+        {{ debezium_json_sent_columns('decoded_images[0]') }} as before_image,
+        {{ debezium_json_sent_columns('decoded_images[1]') }} as after_image
     from events
 
 )
