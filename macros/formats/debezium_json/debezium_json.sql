@@ -126,10 +126,13 @@
         when {{ event_kind }} = 'row_change' then case {{ op }} when 'u' then 'UPDATE' when 'd' then 'DELETE' else 'INSERT' end
         when coalesce({{ event_kind }}, '') != 'schema_change' then null
         when {{ op }} = 't' then 'TRUNCATE'
-        when {{ ddl_kind_from_sql(sql_text) }} in ('RENAME', 'CREATE_INDEX', 'DROP_INDEX') then {{ ddl_kind_from_sql(sql_text) }}
-        when {{ table_change_type }} in ('CREATE', 'ALTER', 'DROP') then {{ table_change_type }}
-        when {{ op }} = 'a' then 'ALTER'
-        else {{ ddl_kind_from_sql(sql_text) }}
+        -- The statement's kind, read three times, is computed once, bound to a lambda's argument.
+        else element_at(transform(array({{ ddl_kind_from_sql(sql_text) }}), ddl_kind -> case
+            when ddl_kind in ('RENAME', 'CREATE_INDEX', 'DROP_INDEX') then ddl_kind
+            when {{ table_change_type }} in ('CREATE', 'ALTER', 'DROP') then {{ table_change_type }}
+            when {{ op }} = 'a' then 'ALTER'
+            else ddl_kind
+        end), 1)
     end
 {%- endmacro %}
 
