@@ -128,9 +128,9 @@
 {%- endmacro %}
 
 
-{#- The text of a DateTime record: "YYYY-MM-DD HH:MM:SS[.ffffff]" from the
-    parts present (DATE: the date, TIME: the time, YEAR: the year), the fraction without trailing
-    zeros; every part is an int union. -#}
+{#- The text of a DateTime record: "YYYY-MM-DD HH:MM:SS[.ffffff]" from the parts present (DATE:
+    the date, TIME: the time, YEAR: the year), the fraction without trailing zeros; every part is
+    an int union. -#}
 {% macro dts_avro_datetime_text(datetime) -%}
     {%- set part = {} -%}
     {%- for name in ['year', 'month', 'day', 'hour', 'minute', 'second', 'millis'] -%}

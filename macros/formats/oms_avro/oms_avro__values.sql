@@ -4,10 +4,11 @@
 {%- endmacro %}
 
 
-{#- One ColumnValue as `oms_avro_values` unwraps it (`column_value`) as struct<text, error>: the text MySQL shows for it, or why
-    it has none. `wkt` maps a WKB's bytes (as hex) to its WKT: no Spark built-in reads WKB, so
-    base_oms_avro__binary_values gives them. A FLOAT column's value prints as a float whichever
-    branch holds it: a binary float read back by fastavro may be re-encoded as a double. -#}
+{#- One ColumnValue as `oms_avro_values` unwraps it (`column_value`) as struct<text, error>: the
+    text MySQL shows for it, or why it has none. `wkt` maps a WKB's bytes (as hex) to its WKT: no
+    Spark built-in reads WKB, so base_oms_avro__binary_values gives them. A FLOAT column's value
+    prints as a float whichever branch holds it: a binary float read back by fastavro may be
+    re-encoded as a double. -#}
 {% macro oms_avro_column_value(column_value, wkt) -%}
     {%- set branch, v = column_value ~ '.branch', column_value ~ '.value' -%}
     {%- set text = json_value_get(v, '$', 'string') -%}
