@@ -71,7 +71,7 @@
             renames.table_name,
             renames.rename_order,
             aggregate(
-                filter(database_renames.renames, later -> later.rename_order > renames.rename_order),
+                filter(renames.database_renames, later -> later.rename_order > renames.rename_order),
                 array({{ hop.format('renames', 'renames.loaded_at') }}),
                 (hops, later) -> if(
                     later.previous_table_name = element_at(hops, -1).table_name,
@@ -79,16 +79,16 @@
                     hops
                 )
             ) as hops
-        from ({{ renames }}) as renames
-        inner join (
+        from (
+            -- A window, not a join back: Spark would plan and run the renames twice.
             select
-                database_name,
-                array_sort(collect_list(struct(rename_order, previous_table_name, table_name, table_incarnation, loaded_at)))
-                    as renames
+                *,
+                array_sort(
+                    collect_list(struct(rename_order, previous_table_name, table_name, table_incarnation, loaded_at))
+                        over (partition by database_name)
+                ) as database_renames
             from ({{ renames }}) as renames
-            group by database_name
-        ) as database_renames
-            on renames.database_name = database_renames.database_name
+        ) as renames
     ) as chained
         lateral view inline(array(
             named_struct('table_name', table_name, 'is_into', true),

@@ -12,12 +12,21 @@
         select {{ qualified_columns(columns) }}
         from {{ schema_changes }}
         where ddl_kind in ('TRUNCATE', 'DROP') and table_name is not null
-    {%- endset -%}
-    {%- set renames_away -%}
+
+        union all
+
         select {{ qualified_columns(columns, overrides={'table_name': 'previous_table_name', 'ddl_kind': "'RENAME'"}) }}
         from {{ schema_changes }}
         where previous_table_name is not null
     {%- endset -%}
+    {%- if renames -%}
+        {#- A rename ends the rows under the old name only, not those it carries on. -#}
+        {%- set resets -%}
+            select *
+            from ({{ through_renames('(' ~ resets ~ ')', renames, columns, '0') }}) as named
+            where not (ddl_kind = 'RENAME' and is_carried)
+        {%- endset -%}
+    {%- endif -%}
     select
         *,
         ordered_at as reset_at
@@ -27,18 +36,6 @@
             coalesce(event_at, emitted_at) as ordered_at,
             {{ source_place('source_format', 'source_position') }} as source_place,
             0 as row_index
-        from (
-            {%- if renames %}
-            {{ through_renames('(' ~ resets ~ ')', renames, columns, '0') }}
-            union all
-            select *
-            from ({{ through_renames('(' ~ renames_away ~ ')', renames, columns, '0') }}) as renamed_away
-            where not is_carried
-            {%- else %}
-            {{ resets }}
-            union all
-            {{ renames_away }}
-            {%- endif %}
-        ) as resets
+        from ({{ resets }}) as resets
     ) as placed
 {%- endmacro %}
