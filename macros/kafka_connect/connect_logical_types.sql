@@ -5,6 +5,7 @@
 {% macro connect_value_as_text(value, field_schema) -%}
     {%- set value_text = 'cast(' ~ value ~ ' as string)' -%}
     {%- set logical_type = field_schema ~ '.name' -%}
+    {%- set is_variable_scale = logical_type ~ " = 'io.debezium.data.VariableScaleDecimal'" -%}
     {#- Durations and instants by logical type: the units of a second their count is in. -#}
     {%- set durations = {
         'io.debezium.time.Time': 1000, 'org.apache.kafka.connect.data.Time': 1000,
@@ -16,10 +17,14 @@
     } -%}
     coalesce(
         case
-            when {{ logical_type }} = 'org.apache.kafka.connect.data.Decimal'
-                then {{ connect_decimal_text(value_text, 'try_cast(' ~ field_schema ~ ".parameters['scale'] as int)") }}
-            when {{ logical_type }} = 'io.debezium.data.VariableScaleDecimal'
-                then {{ connect_variable_scale_decimal_text(value) }}
+            {#- One decoding for both decimals (it is long): a VariableScaleDecimal (Postgres NUMERIC
+                without a declared scale) is a struct of `scale` and a Decimal's `value`. #}
+            when {{ logical_type }} in ('org.apache.kafka.connect.data.Decimal', 'io.debezium.data.VariableScaleDecimal')
+                then {{ connect_decimal_text(
+                    'if(' ~ is_variable_scale ~ ', ' ~ json_value_get(value, '$.value', 'string') ~ ', ' ~ value_text ~ ')',
+                    'if(' ~ is_variable_scale ~ ', ' ~ json_value_get(value, '$.scale', 'int') ~ ', try_cast('
+                        ~ field_schema ~ ".parameters['scale'] as int))",
+                ) }}
             when {{ logical_type }} in ('io.debezium.time.Date', 'org.apache.kafka.connect.data.Date')
                 then {{ connect_date_text('try_cast(' ~ value_text ~ ' as int)') }}
             {%- for name, units in durations.items() %}

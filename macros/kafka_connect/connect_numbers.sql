@@ -87,13 +87,6 @@
 {%- endmacro %}
 
 
-{#- io.debezium.data.VariableScaleDecimal (Postgres NUMERIC without a declared scale): a struct
-    of `scale` and `value` (an unscaled Decimal value), as exact text. -#}
-{% macro connect_variable_scale_decimal_text(value) -%}
-    {{ connect_decimal_text(json_value_get(value, '$.value', 'string'), json_value_get(value, '$.scale', 'int')) }}
-{%- endmacro %}
-
-
 {#- Kafka Connect BYTES without a logical type (MySQL BINARY, VARBINARY, BLOB; Postgres BYTEA):
     the bytes' ISO-8859-1 text, one character per byte, as canal gives binary values. -#}
 {% macro connect_bytes_text(value_text) -%}
