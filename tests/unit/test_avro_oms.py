@@ -1,16 +1,19 @@
 """Unit tests of the OMS staging (base_oms_avro__records and stg_oms_avro__messages compiled once
 and run in the shared local SparkSession, cdc_lakehouse.avro.oms between them, as
-base_oms_avro__binary_values runs it): every ColumnValue branch to its canonical text, bad values
-and records rejected with their reason, control records skipped, shard sets reassembled, WKB to
-WKT; no build. Expected texts are MySQL's text for the value, as the other formats give it."""
+base_oms_avro__binary_values runs it, over every test's records at once): every ColumnValue branch
+to its canonical text, bad values and records rejected with their reason, control records
+skipped, shard sets reassembled, WKB to WKT; no build. Expected texts are MySQL's text for the
+value, as the other formats give it."""
 
 from __future__ import annotations
 
 import json
 import struct
+from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -50,24 +53,34 @@ def _insert(record_id: int, values: dict[str, tuple[str, Any]], **fields: Any) -
     return _record(record_id, "INSERT", **(row | fields))
 
 
-def _decode(spark: SparkSession, compiled: dict[str, str], *lines: dict[str, Any] | str) -> list[dict[str, Any]]:
-    """The staged messages of records landed as lines of one file, through the three models."""
-    return _decode_files(spark, compiled, [lines])
+Line = dict[str, Any] | str
+# Each test's files of records, by the test's name (`_land`): they land together, each test's in
+# folders of its own, and go through the three models in one run (`staged_landings`), planned
+# once rather than once per test. Shard sets are assembled by record id across files, so each
+# test's shards have ids of their own.
+LANDINGS: dict[str, list[tuple[Line, ...]]] = {}
+Staged = dict[str, list[dict[str, Any]]]
 
 
-def _decode_files(
-    spark: SparkSession, compiled: dict[str, str], files: list[tuple[dict[str, Any] | str, ...]]
-) -> list[dict[str, Any]]:
-    """The staged messages of records landed as the lines of files a.jsonl, b.jsonl, ... in turn."""
+def _land(name: str, *files: tuple[Line, ...]) -> str:
+    """Lands a test's records, each file's lines in order (files a.jsonl, b.jsonl, ...)."""
+    LANDINGS[name] = list(files)
+    return name
+
+
+@pytest.fixture(scope="module")
+def staged_landings(spark: SparkSession, compiled: dict[str, str]) -> Staged:
+    """Each test's staged messages, by the name it landed its records under."""
     landed = landed_file_lines(
         spark,
         [
             (
-                f"file:/landing/oms_avro/{chr(ord('a') + file)}.jsonl",
+                f"file:/landing/oms_avro/{name}/{chr(ord('a') + file)}.jsonl",
                 number,
                 line if isinstance(line, str) else json.dumps(line),
                 LANDED_AT,
             )
+            for name, files in LANDINGS.items()
             for file, lines in enumerate(files)
             for number, line in enumerate(lines, start=1)
         ],
@@ -83,7 +96,21 @@ def _decode_files(
         "cdc.base_oms_avro__binary_values": binary_values(records).withColumn("loaded_at", F.current_timestamp()),
         "cdc.oms_data_types": seed(spark, "oms_data_types"),
     }
-    return staged(run_compiled(spark, compiled["stg_oms_avro__messages"], relations))
+    by_name: Staged = defaultdict(list)
+    for row in staged(run_compiled(spark, compiled["stg_oms_avro__messages"], relations)):
+        by_name[row["file_path"].split("/")[-2]].append(row)
+    return by_name
+
+
+ID_AND_V = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
+
+
+def _image(v: str | None) -> list[dict[str, Any]]:
+    """The values of an image of (id 1, v `v`), as ID_AND_V names them."""
+    return [
+        {"type_info": "INTEGER", "value": {"int": 1}},
+        {"type_info": "STRING", "value": None if v is None else {"string": v}},
+    ]
 
 
 def _point(x: float, y: float, order: str = "<") -> bytes:
@@ -163,11 +190,20 @@ BRANCHES: list[tuple[str, str, Any, str | None]] = [
 ]
 
 
-def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession, compiled: dict[str, str]) -> None:
-    values = {"id": ("INTEGER", {"int": 1})} | {
-        f"c{number}": (type_info, value) for number, (_, type_info, value, _) in enumerate(BRANCHES)
-    }
-    (row,) = _decode(spark, compiled, _insert(1, values))
+EVERY_BRANCH = _land(
+    "every_branch",
+    (
+        _insert(
+            1,
+            {"id": ("INTEGER", {"int": 1})}
+            | {f"c{number}": (type_info, value) for number, (_, type_info, value, _) in enumerate(BRANCHES)},
+        ),
+    ),
+)
+
+
+def test_every_column_value_branch_gives_its_canonical_text(staged_landings: Staged) -> None:
+    (row,) = staged_landings[EVERY_BRANCH]
     assert (row["disposition"], row["disposition_reason"]) == ("row_change", None)
     assert row["after_image"] == {"id": "1"} | {f"c{number}": text for number, (_, _, _, text) in enumerate(BRANCHES)}
     # OMS DataType names as MySQL type names (seed oms_data_types); a DecimalObject's own precision and scale.
@@ -176,22 +212,35 @@ def test_every_column_value_branch_gives_its_canonical_text(spark: SparkSession,
     assert row["before_image"] is None
 
 
-def test_data_types_are_named_by_the_seed(spark: SparkSession, compiled: dict[str, str]) -> None:
+NAMED_TYPES = _land(
+    "named_types",
+    (
+        _insert(
+            1,
+            {
+                "id": ("INTEGER", {"int": 1}),
+                "price": ("DECIMAL", {NS + "DecimalObject": {"precision": 5, "scale": 2, "value": "1.5"}}),
+                "unpriced": ("DECIMAL", None),
+                "odd": ("NOT_A_TYPE", {"string": "x"}),
+            },
+        ),
+    ),
+)
+
+
+def test_data_types_are_named_by_the_seed(staged_landings: Staged) -> None:
     """OMS DataType names as seed oms_data_types names them in MySQL's words; a name it lacks
     stays as sent. A DecimalObject states its column's precision and scale, which the name lacks;
     a NULL value states none."""
-    values = {
-        "id": ("INTEGER", {"int": 1}),
-        "price": ("DECIMAL", {NS + "DecimalObject": {"precision": 5, "scale": 2, "value": "1.5"}}),
-        "unpriced": ("DECIMAL", None),
-        "odd": ("NOT_A_TYPE", {"string": "x"}),
-    }
-    (row,) = _decode(spark, compiled, _insert(1, values))
+    (row,) = staged_landings[NAMED_TYPES]
     assert row["column_types"] == {"id": "int", "price": "decimal(5,2)", "unpriced": "decimal", "odd": "NOT_A_TYPE"}
 
 
-def test_record_fields_become_message_columns(spark: SparkSession, compiled: dict[str, str]) -> None:
-    (row,) = _decode(spark, compiled, _insert(9, {"id": ("INTEGER", {"int": 1})}))
+RECORD_FIELDS = _land("record_fields", (_insert(9, {"id": ("INTEGER", {"int": 1})}),))
+
+
+def test_record_fields_become_message_columns(staged_landings: Staged) -> None:
+    (row,) = staged_landings[RECORD_FIELDS]
     assert row["source_format"] == "oms_avro" and row["message_index"] == 0
     assert (row["message_id"], row["database_name"], row["table_name"], row["source_operation"]) == (
         "9",
@@ -204,43 +253,53 @@ def test_record_fields_become_message_columns(spark: SparkSession, compiled: dic
     assert row["source_position"] == "mysql-bin.000001:4"
 
 
-def test_any_namespace_decodes_by_the_last_segment_of_branch_names(
-    spark: SparkSession, compiled: dict[str, str]
-) -> None:
-    record = _insert(
+_DATED = json.dumps(
+    _insert(
         1, {"id": ("INTEGER", {"int": 1}), "d": ("DATE", {NS + "DateObject": {"year": 2024, "month": 5, "day": 6}})}
     )
-    other = json.loads(json.dumps(record).replace(NS, "org.example.whatever."))
-    bare = json.loads(json.dumps(record).replace(NS, ""))
-    rows = _decode(spark, compiled, other, bare)
+)
+OTHER_NAMESPACES = _land("other_namespaces", (_DATED.replace(NS, "org.example.whatever."), _DATED.replace(NS, "")))
+
+
+def test_any_namespace_decodes_by_the_last_segment_of_branch_names(staged_landings: Staged) -> None:
+    rows = staged_landings[OTHER_NAMESPACES]
     assert [(r["disposition"], r["after_image"]) for r in rows] == [("row_change", {"id": "1", "d": "2024-05-06"})] * 2
 
 
-def test_keys_come_from_pk_indexes_else_the_first_unique_key(spark: SparkSession, compiled: dict[str, str]) -> None:
-    values = {"a": ("INTEGER", {"int": 1}), "b": ("STRING", {"string": "x"}), "c": ("INTEGER", {"int": 3})}
-    with_pk = _insert(1, values, pkIndexes={"array": [2, 0]}, ukIndexes={"array": [[1]]})
-    with_uk = _insert(2, values, pkIndexes=None, ukIndexes={"array": [[1, 2], [0]]})
-    without = _insert(3, values, pkIndexes=None)
-    rows = _decode(spark, compiled, with_pk, with_uk, without)
+_ABC = {"a": ("INTEGER", {"int": 1}), "b": ("STRING", {"string": "x"}), "c": ("INTEGER", {"int": 3})}
+KEYS = _land(
+    "keys",
+    (
+        _insert(1, _ABC, pkIndexes={"array": [2, 0]}, ukIndexes={"array": [[1]]}),
+        _insert(2, _ABC, pkIndexes=None, ukIndexes={"array": [[1, 2], [0]]}),
+        _insert(3, _ABC, pkIndexes=None),
+    ),
+)
+
+
+def test_keys_come_from_pk_indexes_else_the_first_unique_key(staged_landings: Staged) -> None:
+    rows = staged_landings[KEYS]
     assert [r["key_columns"] for r in rows] == [["c", "a"], ["b", "c"], None]
 
 
-def test_update_and_delete_carry_their_images(spark: SparkSession, compiled: dict[str, str]) -> None:
-    fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
+UPDATE_AND_DELETE = _land(
+    "update_and_delete",
+    (
+        _record(
+            1,
+            "UPDATE",
+            fields=ID_AND_V,
+            pkIndexes={"array": [0]},
+            beforeImages={"array": _image(None)},
+            afterImages={"array": _image("new")},
+        ),
+        _record(2, "DELETE", fields=ID_AND_V, pkIndexes={"array": [0]}, beforeImages={"array": _image("new")}),
+    ),
+)
 
-    def image(v: str | None) -> dict[str, Any]:
-        return {
-            "array": [
-                {"type_info": "INTEGER", "value": {"int": 1}},
-                {"type_info": "STRING", "value": None if v is None else {"string": v}},
-            ]
-        }
 
-    update = _record(
-        1, "UPDATE", fields=fields, pkIndexes={"array": [0]}, beforeImages=image(None), afterImages=image("new")
-    )
-    delete = _record(2, "DELETE", fields=fields, pkIndexes={"array": [0]}, beforeImages=image("new"))
-    rows = _decode(spark, compiled, update, delete)
+def test_update_and_delete_carry_their_images(staged_landings: Staged) -> None:
+    rows = staged_landings[UPDATE_AND_DELETE]
     assert [(r["source_operation"], r["disposition"]) for r in rows] == [
         ("UPDATE", "row_change"),
         ("DELETE", "row_change"),
@@ -249,9 +308,19 @@ def test_update_and_delete_carry_their_images(spark: SparkSession, compiled: dic
     assert rows[1]["before_image"] == {"id": "1", "v": "new"} and rows[1]["after_image"] is None
 
 
-def test_control_records_are_skipped_and_ddl_is_a_schema_change(spark: SparkSession, compiled: dict[str, str]) -> None:
-    ddl = _record(4, "DDL", tableName=None, sql={"string": "CREATE DATABASE `shop`"})
-    rows = _decode(spark, compiled, _record(1, "BEGIN"), _record(2, "COMMIT"), _record(3, "HEARTBEAT", xid=None), ddl)
+CONTROL_AND_DDL = _land(
+    "control_and_ddl",
+    (
+        _record(1, "BEGIN"),
+        _record(2, "COMMIT"),
+        _record(3, "HEARTBEAT", xid=None),
+        _record(4, "DDL", tableName=None, sql={"string": "CREATE DATABASE `shop`"}),
+    ),
+)
+
+
+def test_control_records_are_skipped_and_ddl_is_a_schema_change(staged_landings: Staged) -> None:
+    rows = staged_landings[CONTROL_AND_DDL]
     assert [(r["source_operation"], r["disposition"], r["disposition_reason"]) for r in rows] == [
         ("BEGIN", "skipped", "control_event"),
         ("COMMIT", "skipped", "control_event"),
@@ -288,38 +357,49 @@ BAD_VALUES: list[tuple[str, Any, str]] = [
 ]
 
 
-def test_a_bad_value_rejects_its_record_with_a_specific_reason(spark: SparkSession, compiled: dict[str, str]) -> None:
-    good = _insert(1, {"id": ("INTEGER", {"int": 1})})
-    bad = [
-        _insert(number, {"id": ("INTEGER", {"int": number}), "v": (type_info, value)})
-        for number, (type_info, value, _) in enumerate(BAD_VALUES, start=2)
-    ]
-    rows = _decode(spark, compiled, good, *bad)
+BAD_VALUE_RECORDS = _land(
+    "bad_values",
+    (
+        _insert(1, {"id": ("INTEGER", {"int": 1})}),
+        *(
+            _insert(number, {"id": ("INTEGER", {"int": number}), "v": (type_info, value)})
+            for number, (type_info, value, _) in enumerate(BAD_VALUES, start=2)
+        ),
+    ),
+)
+
+
+def test_a_bad_value_rejects_its_record_with_a_specific_reason(staged_landings: Staged) -> None:
+    rows = staged_landings[BAD_VALUE_RECORDS]
     assert [(r["disposition"], r["disposition_reason"]) for r in rows] == [("row_change", None)] + [
         ("rejected", reason) for _, _, reason in BAD_VALUES
     ]
 
 
-def test_bad_records_are_rejected_with_a_reason(spark: SparkSession, compiled: dict[str, str]) -> None:
-    one = {"id": ("INTEGER", {"int": 1})}
-    rows = _decode(
-        spark,
-        compiled,
+_ONE = {"id": ("INTEGER", {"int": 1})}
+BAD_RECORDS = _land(
+    "bad_records",
+    (
         '{"id": 1, "operation": ',
         "",
         "[1, 2]",
-        json.dumps(_insert(1, one)).replace('"id": 1,', '"id": "one",', 1),
-        _insert(2, one, xid={"int": 5}),
+        json.dumps(_insert(1, _ONE)).replace('"id": 1,', '"id": "one",', 1),
+        _insert(2, _ONE, xid={"int": 5}),
         _record(3, None),
         _record(4, "UPSERT"),
-        _insert(5, one, schemaName={"string": ""}),
-        _insert(6, one, tableName=None),
+        _insert(5, _ONE, schemaName={"string": ""}),
+        _insert(6, _ONE, tableName=None),
         _record(7, "INSERT"),
-        _insert(8, one, pkIndexes={"array": [3]}),
-        _insert(9, one, fields={"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "x", "dataTypeNumber": 3}]}),
+        _insert(8, _ONE, pkIndexes={"array": [3]}),
+        _insert(9, _ONE, fields={"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "x", "dataTypeNumber": 3}]}),
         _record(10, "DELETE", fields={"array": [{"name": "id", "dataTypeNumber": 3}]}),
         _record(11, "DDL"),
-    )
+    ),
+)
+
+
+def test_bad_records_are_rejected_with_a_reason(staged_landings: Staged) -> None:
+    rows = staged_landings[BAD_RECORDS]
     assert [r["disposition_reason"] for r in rows] == [
         "malformed_json",
         "empty_line",
@@ -346,12 +426,11 @@ def _shards(record_id: int, before: list | None, after: list, total: int, keep: 
         size = -(-len(data) // total)
         return data[index * size : (index + 1) * size].decode("latin-1")
 
-    shard_fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
     return [
         _record(
             record_id,
             "UPDATE",
-            fields=shard_fields,
+            fields=ID_AND_V,
             pkIndexes={"array": [0]},
             total=total,
             index=index,
@@ -362,14 +441,13 @@ def _shards(record_id: int, before: list | None, after: list, total: int, keep: 
     ]
 
 
-def _image(v: str) -> list[dict[str, Any]]:
-    return [{"type_info": "INTEGER", "value": {"int": 1}}, {"type_info": "STRING", "value": {"string": v}}]
+_SET_5 = _shards(5, _image("before " * 30), _image("after " * 30), 3)
+# Landed out of order, with a redelivered shard.
+COMPLETE_SET = _land("complete_set", (_SET_5[2], _SET_5[0], _SET_5[1], _SET_5[1]))
 
 
-def test_a_complete_shard_set_becomes_one_message_at_its_shard_0(spark: SparkSession, compiled: dict[str, str]) -> None:
-    shards = _shards(5, _image("before " * 30), _image("after " * 30), 3)
-    # Landed out of order, with a redelivered shard.
-    rows = _decode(spark, compiled, shards[2], shards[0], shards[1], shards[1])
+def test_a_complete_shard_set_becomes_one_message_at_its_shard_0(staged_landings: Staged) -> None:
+    rows = staged_landings[COMPLETE_SET]
     assert [(r["disposition"], r["disposition_reason"]) for r in rows] == [
         ("skipped", "shard_merged"),
         ("row_change", None),
@@ -381,13 +459,14 @@ def test_a_complete_shard_set_becomes_one_message_at_its_shard_0(spark: SparkSes
     assert rows[1]["key_columns"] == ["id"]
 
 
-def test_a_shard_set_sent_again_is_reassembled_again_at_the_same_position(
-    spark: SparkSession, compiled: dict[str, str]
-) -> None:
-    # A restarted producer sends the set again in a new file; the build counts the second change
-    # as a redelivery of the first, by their position.
-    shards = _shards(9, _image("before " * 30), _image("after " * 30), 2)
-    rows = _decode_files(spark, compiled, [(shards[1], shards[0]), (shards[0], shards[1])])
+# A restarted producer sends the set again in a new file; the build counts the second change as a
+# redelivery of the first, by their position.
+_SET_9 = _shards(9, _image("before " * 30), _image("after " * 30), 2)
+SET_SENT_AGAIN = _land("set_sent_again", (_SET_9[1], _SET_9[0]), (_SET_9[0], _SET_9[1]))
+
+
+def test_a_shard_set_sent_again_is_reassembled_again_at_the_same_position(staged_landings: Staged) -> None:
+    rows = staged_landings[SET_SENT_AGAIN]
     assert [(r["file_path"][-7:], r["disposition"], r["disposition_reason"]) for r in rows] == [
         ("a.jsonl", "skipped", "shard_merged"),
         ("a.jsonl", "row_change", None),
@@ -401,9 +480,15 @@ def test_a_shard_set_sent_again_is_reassembled_again_at_the_same_position(
         assert row["after_image"] == {"id": "1", "v": "after " * 30}
 
 
-def test_an_incomplete_shard_set_is_rejected_whole(spark: SparkSession, compiled: dict[str, str]) -> None:
-    missing_middle = _shards(6, _image("b"), _image("a"), 3, keep=range(0, 3, 2))
-    rows = _decode(spark, compiled, *missing_middle, *_shards(7, _image("b"), _image("a"), 2))
+# Shards 0 and 2 of set 6, then all of set 7.
+INCOMPLETE_SET = _land(
+    "incomplete_set",
+    (*_shards(6, _image("b"), _image("a"), 3, keep=range(0, 3, 2)), *_shards(7, _image("b"), _image("a"), 2)),
+)
+
+
+def test_an_incomplete_shard_set_is_rejected_whole(staged_landings: Staged) -> None:
+    rows = staged_landings[INCOMPLETE_SET]
     assert [(r["message_id"], r["disposition"], r["disposition_reason"]) for r in rows] == [
         ("6", "rejected", "incomplete_shards"),
         ("6", "rejected", "incomplete_shards"),
@@ -412,10 +497,13 @@ def test_an_incomplete_shard_set_is_rejected_whole(spark: SparkSession, compiled
     ]
 
 
-def test_shard_bytes_that_are_not_an_image_array_are_rejected(spark: SparkSession, compiled: dict[str, str]) -> None:
-    shard = _shards(8, _image("b"), _image("a"), 1)[0]
-    shard["afterImageBytes"] = "\u00ff\u00ff\u00ff"
-    (row,) = _decode(spark, compiled, shard)
+NOT_AN_IMAGE_ARRAY = _land(
+    "not_an_image_array", (_shards(8, _image("b"), _image("a"), 1)[0] | {"afterImageBytes": "\u00ff\u00ff\u00ff"},)
+)
+
+
+def test_shard_bytes_that_are_not_an_image_array_are_rejected(staged_landings: Staged) -> None:
+    (row,) = staged_landings[NOT_AN_IMAGE_ARRAY]
     assert (row["disposition"], row["disposition_reason"]) == ("rejected", "invalid_shard_bytes")
 
 
