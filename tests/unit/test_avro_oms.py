@@ -64,6 +64,7 @@ Staged = dict[str, list[dict[str, Any]]]
 
 def _land(name: str, *files: tuple[Line, ...]) -> str:
     """Lands a test's records, each file's lines in order (files a.jsonl, b.jsonl, ...)."""
+    assert name not in LANDINGS, f"two tests land records as {name}: each would read the other's rows"
     LANDINGS[name] = list(files)
     return name
 
