@@ -2,8 +2,11 @@
     since this model last ran and the rows open at the time of a new TRUNCATE or DROP (which
     ends them) or DROP COLUMN (which takes a value from them), each to be rebuilt from all its
     events, so that late and out-of-order changes give what a full refresh gives; otherwise
-    every row. It reads `this`: only dim_row_versions calls it. -#}
+    every row. A DDL a rename carried (`through_renames`) is placed before the rename, which
+    opened the versions of the rows it carried: those rows are rebuilt. It reads `this`: only
+    dim_row_versions calls it. -#}
 {% macro rows_to_rebuild(events, resets, drops) -%}
+    {%- set new_ddl_columns = 'database_name, table_name, ordered_at, is_carried, table_incarnation, loaded_at' -%}
     select
         database_name,
         table_name,
@@ -22,14 +25,19 @@
         new_ddl.loaded_at
     from {{ this }} as versions
     inner join (
-        select database_name, table_name, ordered_at, loaded_at from {{ resets }} where {{ loaded_after_this() }}
+        select {{ new_ddl_columns }} from {{ resets }} where {{ loaded_after_this() }}
         union all
-        select database_name, table_name, ordered_at, loaded_at from {{ drops }} where {{ loaded_after_this() }}
+        select {{ new_ddl_columns }} from {{ drops }} where {{ loaded_after_this() }}
     ) as new_ddl
         on
             versions.database_name = new_ddl.database_name
             and versions.table_name = new_ddl.table_name
-            and versions.valid_from <= new_ddl.ordered_at
-            and (versions.valid_to is null or versions.valid_to >= new_ddl.ordered_at)
+            and (
+                (
+                    versions.valid_from <= new_ddl.ordered_at
+                    and (versions.valid_to is null or versions.valid_to >= new_ddl.ordered_at)
+                )
+                or (new_ddl.is_carried and versions.opened_by_change_id = new_ddl.table_incarnation.change_id)
+            )
     {%- endif %}
 {%- endmacro %}

@@ -4,7 +4,11 @@ it). On Spark 4 (Delta 4) the column is widened with ALTER COLUMN TYPE and the n
 on Spark 3.5 (Delta 3.3, which widens only byte and short) the replica is rewritten. Either
 way it holds the table's rows, typed. The third drops `tier`, updates one row, and adds `tier`
 again: as in MySQL, both rows then hold no tier, the one not changed since the first build
-too."""
+too.
+
+Beside `stock`, the first build renames `queue` to `done` after inserting a row, and the third
+brings a DROP COLUMN of `queue` placed between the two: late, it reaches the row the rename
+carried."""
 
 from __future__ import annotations
 
@@ -22,7 +26,8 @@ BIG = 5_000_000_000  # over int's range
 
 
 def _canal(kind: str, es: int, columns: dict[str, str] | None, data: list[dict[str, str]] | None, **fields: Any) -> str:
-    """A canal FlatMessage of shop.stock: DML with its columns' MySQL types, or DDL."""
+    """A canal FlatMessage of shop.stock (or the `table` given): DML with its columns' MySQL
+    types, or DDL."""
     jdbc = {"int": 4, "bigint": -5, "varchar(8)": 12}
     message: dict[str, Any] = {
         "data": data,
@@ -44,11 +49,16 @@ def _canal(kind: str, es: int, columns: dict[str, str] | None, data: list[dict[s
 
 
 TIERED = {"id": "int", "qty": "bigint", "tier": "varchar(8)"}
-FIRST = _canal(
-    "INSERT",
-    1_700_000_000_000,
-    {**TIERED, "qty": "int"},
-    [{"id": "1", "qty": "5", "tier": "gold"}, {"id": "2", "qty": "7", "tier": "silver"}],
+QUEUED = {"id": "1", "note": "x"}
+FIRST = (
+    _canal(
+        "INSERT",
+        1_700_000_000_000,
+        {**TIERED, "qty": "int"},
+        [{"id": "1", "qty": "5", "tier": "gold"}, {"id": "2", "qty": "7", "tier": "silver"}],
+    )
+    + _canal("INSERT", 1_700_000_000_100, {"id": "int", "note": "varchar(8)"}, [QUEUED], table="queue")
+    + _canal("RENAME", 1_700_000_000_900, None, None, sql="alter table `queue` rename to `done`", table="done")
 )
 SECOND = _canal("ALTER", 1_700_000_001_000, None, None, sql="ALTER TABLE stock MODIFY COLUMN qty bigint") + _canal(
     "UPDATE", 1_700_000_002_000, TIERED, [{"id": "2", "qty": str(BIG), "tier": "silver"}], old=[{"qty": "7"}]
@@ -59,12 +69,13 @@ THIRD = (
         "UPDATE", 1_700_000_004_000, {"id": "int", "qty": "bigint"}, [{"id": "2", "qty": "8"}], old=[{"qty": str(BIG)}]
     )
     + _canal("ALTER", 1_700_000_005_000, None, None, sql="ALTER TABLE stock ADD COLUMN tier varchar(8)")
+    + _canal("ALTER", 1_700_000_000_500, None, None, sql="ALTER TABLE `queue` DROP COLUMN `note`", table="queue")
 )
 
 
 class Replica(NamedTuple):
-    """How a build wrote the one replica, its table, the operations of its Delta history, the
-    current versions of dim_row_versions by id, and the build's load in fct_replica_changes
+    """How a build wrote one table's replica, its table, the operations of its Delta history,
+    the current versions of dim_row_versions by id, and the build's load in fct_replica_changes
     (before and after images by id)."""
 
     written: str
@@ -74,27 +85,33 @@ class Replica(NamedTuple):
     changes: dict[str, tuple[dict[str, str] | None, dict[str, str] | None]]
 
 
-def _replica(build: Build) -> Replica:
+def _replicas(build: Build) -> dict[str, Replica]:
+    """Each source table's Replica after the build, by table name."""
     tables = build.tables(("dim_replica_tables", "dim_row_versions", "fct_replica_changes"))
-    [listing] = tables["dim_replica_tables"]["rows"]
-    name = listing["replica_name"]
-    history = build.query(f"describe history {build.schema}_replica.{name}")
-    operations = [row["operation"] for row in sorted(history, key=lambda row: row["version"])]
-    versions = {row["row_image"]["id"]: row for row in tables["dim_row_versions"]["rows"] if row["is_current"]}
-    changes = tables["fct_replica_changes"]["rows"]
-    load = max(row["loaded_at"] for row in changes)
-    in_load = {
-        json.loads(row["primary_key"])["id"]: (row["before_image"], row["after_image"])
-        for row in changes
-        if row["loaded_at"] == load
-    }
-    replica = build.tables((name,), suffix="_replica")[name]
-    return Replica(listing["write_action"], replica, operations, versions, in_load)
+    load = max(row["loaded_at"] for row in tables["fct_replica_changes"]["rows"])
+    replicas = {}
+    for listing in tables["dim_replica_tables"]["rows"]:
+        table, name = listing["table_name"], listing["replica_name"]
+        history = build.query(f"describe history {build.schema}_replica.{name}")
+        operations = [row["operation"] for row in sorted(history, key=lambda row: row["version"])]
+        versions = {
+            row["row_image"]["id"]: row
+            for row in tables["dim_row_versions"]["rows"]
+            if row["table_name"] == table and row["is_current"]
+        }
+        in_load = {
+            json.loads(row["primary_key"])["id"]: (row["before_image"], row["after_image"])
+            for row in tables["fct_replica_changes"]["rows"]
+            if row["table_name"] == table and row["loaded_at"] == load
+        }
+        replica = build.tables((name,), suffix="_replica")[name]
+        replicas[table] = Replica(listing["write_action"], replica, operations, versions, in_load)
+    return replicas
 
 
 @pytest.fixture(scope="module")
-def replicas(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> list[Replica]:
-    """The replica after each of the three builds."""
+def replicas(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> list[dict[str, Replica]]:
+    """The replicas after each of the three builds."""
     root = tmp_path_factory.mktemp("replica_schema_changes")
     landing = root / "landing" / "canal_json"
     landing.mkdir(parents=True)
@@ -113,12 +130,12 @@ def replicas(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker)
             worker=shared_worker,
         )
         build.start(profiles)
-        read.append(_replica(build))
+        read.append(_replicas(build))
     return read
 
 
-def test_a_widened_column_is_widened_in_place_where_delta_can(replicas: list[Replica]) -> None:
-    (created, before, *_), (written, after, operations, *_), _ = replicas
+def test_a_widened_column_is_widened_in_place_where_delta_can(replicas: list[dict[str, Replica]]) -> None:
+    (created, before, *_), (written, after, operations, *_) = (replicas[0]["stock"], replicas[1]["stock"])
     assert created == "created" and before["types"]["qty"] == "int"
     assert after["types"]["qty"] == "bigint"
     assert sorted((row["id"], row["qty"]) for row in after["rows"]) == [(1, 5), (2, BIG)]
@@ -126,11 +143,13 @@ def test_a_widened_column_is_widened_in_place_where_delta_can(replicas: list[Rep
     assert ("CHANGE COLUMN" in operations) == DELTA_WIDENS_IN_PLACE, operations
 
 
-def test_a_column_dropped_and_added_again_holds_no_value_from_before_the_drop(replicas: list[Replica]) -> None:
+def test_a_column_dropped_and_added_again_holds_no_value_from_before_the_drop(
+    replicas: list[dict[str, Replica]],
+) -> None:
     """Row 2, updated after the drop, has no tier in its image; row 1, unchanged since the first
     build, keeps its image, whose tier the drop took (`dropped_columns`): the third build
     rebuilt its versions for the drop alone, and its load took tier from both rows."""
-    *_, (written, replica, _, versions, changes) = replicas
+    written, replica, _, versions, changes = replicas[-1]["stock"]
     assert written == "merged" and replica["types"]["tier"] == "string"
     assert sorted((row["id"], row["qty"], row["tier"]) for row in replica["rows"]) == [(1, 5, None), (2, 8, None)]
     assert {id_: (version["row_image"], version["dropped_columns"]) for id_, version in versions.items()} == {
@@ -139,3 +158,16 @@ def test_a_column_dropped_and_added_again_holds_no_value_from_before_the_drop(re
     }
     gold, silver = {"id": "1", "qty": "5", "tier": "gold"}, {"id": "2", "qty": str(BIG), "tier": "silver"}
     assert changes == {"1": (gold, {"id": "1", "qty": "5"}), "2": (silver, {"id": "2", "qty": "8"})}
+
+
+def test_a_late_drop_before_a_rename_reaches_the_rows_the_rename_carried(replicas: list[dict[str, Replica]]) -> None:
+    """The row the rename carried to `done` held `note` from the first build on; the third
+    build's DROP COLUMN, placed before the rename, takes it: the row's version names it dropped
+    (as a full refresh does) and the load's change takes it from the row."""
+    first, *_, last = (build["done"] for build in replicas)
+    assert replicas[-1]["queue"].table["rows"] == []
+    assert first.changes == {"1": (None, QUEUED)}
+    assert last.current_versions["1"]["row_image"] == QUEUED
+    assert last.current_versions["1"]["dropped_columns"] == ["note"]
+    assert last.changes == {"1": (QUEUED, {"id": "1"})}
+    assert [(row["id"], row.get("note")) for row in last.table["rows"]] == [(1, None)]

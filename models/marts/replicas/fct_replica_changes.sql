@@ -4,10 +4,21 @@
 -- the source's order (`row_change_order`) among those loaded so far made it: a late change
 -- older than that one changes nothing. TRUNCATE and DROP end every row of their table; a rename
 -- ends them under the old name and begins, under the new one, those it carried there. A DROP
--- COLUMN takes the column from every row whose latest change loaded so far comes before it.
+-- COLUMN takes the column from every row whose latest change loaded so far comes before it; one
+-- a rename carried to the new name (placed before the rename) from the rows the rename carried
+-- whose version names it dropped (dim_row_versions' `dropped_columns`: after the change that set
+-- the image).
 {%- set dropped = "array_intersect(map_keys({0}.row_image), transform(filter(coalesce(table_drops.drops, array()), "
-    ~ "dropped -> dropped.loaded_at {1} loads.loaded_at and dropped.change > loads.{2}), dropped -> dropped.column_name))" %}
+    ~ "dropped -> dropped.loaded_at {1} loads.loaded_at and if(dropped.carried_by is null, dropped.change > loads.{2}, "
+    ~ "dropped.carried_by = loads.{2}.change_id and array_contains({0}.dropped_columns, dropped.column_name))), "
+    ~ "dropped -> dropped.column_name))" %}
 with
+
+table_renames as (
+
+    {{ table_renames(ref('fct_schema_changes')) }}
+
+),
 
 row_events as (
 
@@ -23,19 +34,22 @@ resets as (
 
 column_drops as (
 
-    {{ column_drops(ref('fct_schema_changes'), row_changes=ref('fct_row_changes')) }}
+    {{ column_drops(ref('fct_schema_changes'), 'table_renames', ref('fct_row_changes')) }}
 
 ),
 
 -- Each table's column drops, each at its place in the order of changes (as a change that ends
--- no row) and with its load.
+-- no row), with its load and the rename that carried it there, if one did.
 table_drops as (
 
     select
         database_name,
         table_name,
         collect_list(struct(
-            struct({{ row_change_order() }}, false as ends_row) as change, loaded_at, previous_name as column_name
+            struct({{ row_change_order() }}, false as ends_row) as change,
+            loaded_at,
+            previous_name as column_name,
+            if(is_carried, table_incarnation.change_id, null) as carried_by
         )) as drops
     from column_drops
     group by database_name, table_name
