@@ -71,17 +71,23 @@
 
 
 {#- MERGE of the rows of `replica` whose keys have versions loaded after `loaded_after` (unix
-    microseconds; all keys when none): each such key's rows are computed again from all its
-    versions, so a late or out-of-order change gives the rows a full rebuild gives (as AUTO
-    CDC's `sequence_by`). A row is one per key, or per key and opening change (SCD type 2); the
-    table's rows of those keys that are no longer among them are deleted. -#}
+    microseconds; all keys when none), under its table's name or an earlier one (a late change
+    there can end a row a rename carried here: delete_uncarried_versions): each such key's rows
+    are computed again from all its versions, so a late or out-of-order change gives the rows a
+    full rebuild gives (as AUTO CDC's `sequence_by`). A row is one per key, or per key and
+    opening change (SCD type 2); the table's rows of those keys that are no longer among them
+    are deleted. -#}
 {% macro replica_merge_sql(replica, loaded_after) -%}
     {%- set options = replica.options -%}
     {%- set version = none if options.get('scd_type') != 2
         else ('dbt_scd_id' if options.get('column_names') == 'dbt_snapshot' else '_opened_by_change_id') -%}
     {%- set keys -%}
         select primary_key from {{ ref('dim_row_versions') }}
-        where {{ replica_table_filter(replica.database_name, replica.table_name) }} and {{ later_than_micros('loaded_at', loaded_after) }}
+        where
+            ({%- for table_name in [replica.table_name] + replica.renamed_from %}
+            {{ 'or ' if not loop.first }}{{ replica_table_filter(replica.database_name, table_name) }}
+            {%- endfor %})
+            and {{ later_than_micros('loaded_at', loaded_after) }}
     {%- endset -%}
     merge into {{ replica.relation }} as replica
     using (

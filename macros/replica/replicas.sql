@@ -27,11 +27,18 @@
     {%- endif -%}
     {%- set schema = api.Relation.create(database=this.database, schema=this.schema ~ '_replica') -%}
     {%- set replicas = [] -%}
-    {%- for table in run_query(sql) -%}
+    {%- for table in run_query('select *, to_json(renamed_from) as renamed_from_json from (' ~ sql ~ ') as listing') -%}
         {%- set name = table['database_name'] ~ '.' ~ table['table_name'] -%}
         {%- if loop.first -%}{% do adapter.create_schema(schema) %}{%- endif -%}
         {%- set replica = replica_definition(table, columns[name], schema) -%}
-        {%- do replica.update({'loaded_through': newest.get(name), 'noted': noted.get(name)}) -%}
+        {#- Versions loaded under an earlier name can take out rows a rename carried here. -#}
+        {%- set loads = [] -%}
+        {%- for loaded in [table['table_name']] + replica.renamed_from -%}
+            {%- if newest.get(table['database_name'] ~ '.' ~ loaded) is not none -%}
+                {%- do loads.append(newest.get(table['database_name'] ~ '.' ~ loaded)) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- do replica.update({'loaded_through': loads | max if loads else none, 'noted': noted.get(name)}) -%}
         {%- do replica.update({'write': write_replica(replica)}) -%}
         {%- do replicas.append(replica) -%}
     {%- endfor -%}
@@ -54,8 +61,9 @@
 
 
 {#- A replica of the listing's row `table`, with `columns` its rows of `replica_columns_query`,
-    in `schema`: its names, relation, options, outputs (`replica_outputs`), each column's
-    names before renames, and the MD5 of its options and columns (names and types). -#}
+    in `schema`: its names, the table's earlier names, relation, options, outputs
+    (`replica_outputs`), each column's names before renames, and the MD5 of its options and
+    columns (names and types). -#}
 {% macro replica_definition(table, columns, schema) -%}
     {%- set options = replica_options(table['database_name'] ~ '.' ~ table['table_name']) -%}
     {%- set outputs = replica_outputs(columns, options) -%}
@@ -66,6 +74,7 @@
     {{ return({
         'database_name': table['database_name'],
         'table_name': table['table_name'],
+        'renamed_from': fromjson(table['renamed_from_json']),
         'relation': api.Relation.create(database=schema.database, schema=schema.schema, identifier=table['replica_name'], type='table'),
         'options': options,
         'outputs': outputs,
@@ -75,8 +84,9 @@
 {%- endmacro %}
 
 
-{#- Writes `replica`, whose table's versions were loaded up to `replica.loaded_through` (unix
-    microseconds; none when it has none); `replica.noted` is the last run's listing of it.
+{#- Writes `replica`, whose table's versions (under its name or an earlier one) were loaded up
+    to `replica.loaded_through` (unix microseconds; none when it has none); `replica.noted` is
+    the last run's listing of it.
     Made anew when missing, under --full-refresh, or when its options changed or a column's
     type did beyond what Delta widens in place (logged). Otherwise its columns follow the DDL
     (`replica_schema_changes`; unless the listing notes the same definition), then a MERGE writes the rows of the keys with

@@ -9,6 +9,27 @@
 
 with
 
+table_renames as (
+
+    {{ table_renames(ref('fct_schema_changes')) }}
+
+),
+
+-- Each table's earlier names whose rows renames carried to it: a to b, then b to c, gives c
+-- both a and b.
+earlier_names as (
+
+    select
+        database_name,
+        hop.table_name,
+        array_sort(collect_set(table_renames.table_name)) as renamed_from
+    from table_renames
+        lateral view explode(renamed_away) renamings as away
+        lateral view explode(away.hops) carried as hop
+    group by database_name, hop.table_name
+
+),
+
 tables as (
 
     select
@@ -38,13 +59,18 @@ named as (
 )
 
 select
-    database_name,
-    table_name,
+    named.database_name,
+    named.table_name,
     '{{ this.schema }}_replica' as replica_schema,
     case
-        when length(base_name) > 100 or count(*) over (partition by base_name) > 1
-            then concat(left(base_name, 91), '_', left(sha2(concat(database_name, '.', table_name), 256), 8))
-        else base_name
+        when length(named.base_name) > 100 or count(*) over (partition by named.base_name) > 1
+            then concat(
+                left(named.base_name, 91), '_', left(sha2(concat(named.database_name, '.', named.table_name), 256), 8)
+            )
+        else named.base_name
     end as replica_name,
-    column_count
+    named.column_count,
+    coalesce(earlier_names.renamed_from, array()) as renamed_from
 from named
+left join earlier_names
+    on named.database_name = earlier_names.database_name and named.table_name = earlier_names.table_name

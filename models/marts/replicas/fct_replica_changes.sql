@@ -3,11 +3,12 @@
 -- load is the changes with one `loaded_at`. After a load, a row is what its latest change in
 -- the source's order (`row_change_order`) among those loaded so far made it: a late change
 -- older than that one changes nothing. TRUNCATE and DROP end every row of their table; a rename
--- ends them under the old name and begins, under the new one, those it carried there. A DROP
--- COLUMN takes the column from every row whose latest change loaded so far comes before it; one
--- a rename carried to the new name (placed before the rename) from the rows the rename carried
--- whose version names it dropped (dim_row_versions' `dropped_columns`: after the change that set
--- the image).
+-- ends them under the old name and begins, under the new one, those it carried there (as
+-- dim_row_versions knows them now: a late change that ends a row before the rename takes it out
+-- of every load under the new name). A DROP COLUMN takes the column from every row whose latest
+-- change loaded so far comes before it; one a rename carried to the new name (placed before the
+-- rename) from the rows the rename carried whose version names it dropped (dim_row_versions'
+-- `dropped_columns`: after the change that set the image).
 {%- set dropped = "array_intersect(map_keys({0}.row_image), transform(filter(coalesce(table_drops.drops, array()), "
     ~ "dropped -> dropped.loaded_at {1} loads.loaded_at and if(dropped.carried_by is null, dropped.change > loads.{2}, "
     ~ "dropped.carried_by = loads.{2}.change_id and array_contains({0}.dropped_columns, dropped.column_name))), "

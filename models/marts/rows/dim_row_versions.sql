@@ -2,6 +2,7 @@
     materialized='incremental',
     partition_by=['database_name', 'table_name'],
     unique_key=['database_name', 'table_name', 'primary_key', 'opened_by_change_id'],
+    post_hook="{{ delete_uncarried_versions() }}",
 ) }}
 
 -- The history is built in steps, one CTE each, most of them a macro of macros/replica named for
