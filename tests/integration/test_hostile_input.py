@@ -548,10 +548,11 @@ def _reconciliation(*rows: str, loaded_at: str = MODIFIED_AT) -> str:
 
 
 def _outcomes(*rows: str) -> str:
-    return (
-        "select source_format, file_path, line_number, message_index, disposition "
-        "from values " + ", ".join(rows) + " as t(source_format, file_path, line_number, message_index, disposition)"
-    )
+    columns = "t(source_format, file_path, line_number, message_index, disposition, landed_at)"
+    return "select * from values " + ", ".join(rows) + " as " + columns
+
+
+LANDED_AT = "timestamp'2024-01-01 00:00:00'"
 
 
 def _changes(*rows: str) -> str:
@@ -604,7 +605,9 @@ def test_landed_lines_reconcile_fails_when_a_line_or_file_is_lost(spark: Any, ma
 
 def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark: Any, manifest: dict) -> None:
     test = _data_test(manifest, "assert_row_change_messages_reach_the_fact")
-    outcomes = _outcomes("('canal_json', 'f1', 1, 0, 'row_change')", "('canal_json', 'f1', 2, 0, 'rejected')")
+    outcomes = _outcomes(
+        f"('canal_json', 'f1', 1, 0, 'row_change', {LANDED_AT})", f"('canal_json', 'f1', 2, 0, 'rejected', {LANDED_AT})"
+    )
     change = "('c1', 'f1', 1, 0)"
 
     def run(row_changes: str, facts: str) -> int:
@@ -626,7 +629,7 @@ def test_row_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark
 
 def test_schema_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(spark: Any, manifest: dict) -> None:
     test = _data_test(manifest, "assert_schema_change_messages_reach_the_fact")
-    outcomes = _outcomes("('canal_json', 'f1', 1, 0, 'schema_change')")
+    outcomes = _outcomes(f"('canal_json', 'f1', 1, 0, 'schema_change', {LANDED_AT})")
     change = "('c1', 'f1', 1, 0)"
 
     def run(schema_changes: str, facts: str) -> int:
@@ -648,16 +651,17 @@ def test_schema_changes_reach_the_fact_fails_when_a_message_or_change_is_lost(sp
 
 def test_one_outcome_per_message_fails_when_a_message_is_counted_twice_or_has_none(spark: Any, manifest: dict) -> None:
     test = _data_test(manifest, "each_message_has_one_outcome")
-    row = "('canal_json', 'f1', 1, 0, 'row_change')"
-    other = "('canal_json', 'f1', 1, 1, 'rejected')"
+    row = f"('canal_json', 'f1', 1, 0, 'row_change', {LANDED_AT})"
+    other = f"('canal_json', 'f1', 1, 1, 'rejected', {LANDED_AT})"
 
     def run(*rows: str) -> int:
         return _run_on(spark, manifest, test, {"int_messages": _outcomes(*rows)})
 
     assert run(row, other) == 0
-    assert run(row, other, "('canal_json', 'f1', 1, 0, 'rejected')") == 1
-    assert run(row, "('canal_json', 'f1', 1, 1, null)") == 1
-    assert run(row, "('canal_json', 'f1', 1, 1, 'lost')") == 1
+    assert run(row, other, f"('canal_json', 'f1', 1, 0, 'rejected', {LANDED_AT})") == 1
+    assert run(row, f"('canal_json', 'f1', 1, 1, null, {LANDED_AT})") == 1
+    assert run(row, f"('canal_json', 'f1', 1, 1, 'lost', {LANDED_AT})") == 1
+    assert run(row, "('canal_json', 'f1', 1, 1, 'rejected', null)") == 1
 
 
 def test_row_checks_fail_with_each_failing_check(spark: Any, manifest: dict) -> None:

@@ -370,7 +370,7 @@ def test_every_mart_has_a_tested_key_and_operations_have_accepted_values(manifes
         "fct_replica_changes": {("unique_combination", None)},
     }
     accepted = {
-        "fct_row_changes": {"operation"},
+        "fct_row_changes": {"operation", "operation_code"},
         "fct_schema_changes": {"ddl_kind"},
         "fct_rejected_messages": {"reason"},
         "fct_landed_files": {"outcome"},

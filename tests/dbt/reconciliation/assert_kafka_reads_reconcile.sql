@@ -1,7 +1,6 @@
 -- From Kafka, every record a run read of a topic partition (base_kafka__reads) is a line of the
 -- landed file that read is, in the reconciliation: the offsets read against the messages
--- accounted for. Fails with the reads whose counts differ. From files there are no reads.
-{%- if kafka_landing() %}
+-- accounted for. Fails with the reads whose counts differ.
 select
     reads.source_format,
     reads.topic,
@@ -15,7 +14,3 @@ left join {{ ref('fct_message_reconciliation') }} as reconciled
         reads.source_format = reconciled.source_format
         and reconciled.file_path = {{ kafka_read_file_path('reads.topic', 'reads.`partition`', 'reads.first_offset') }}
 where not (reads.records <=> reconciled.landed_lines)
-{%- else %}
-    select 1 as no_reads
-    where false
-{%- endif %}
