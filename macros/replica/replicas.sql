@@ -34,10 +34,9 @@
         {#- Versions loaded under an earlier name can take out rows a rename carried here. -#}
         {%- set loads = [] -%}
         {%- for loaded in [table['table_name']] + replica.renamed_from -%}
-            {%- if newest.get(table['database_name'] ~ '.' ~ loaded) is not none -%}
-                {%- do loads.append(newest.get(table['database_name'] ~ '.' ~ loaded)) -%}
-            {%- endif -%}
+            {%- do loads.append(newest.get(table['database_name'] ~ '.' ~ loaded)) -%}
         {%- endfor -%}
+        {%- set loads = loads | reject('none') | list -%}
         {%- do replica.update({'loaded_through': loads | max if loads else none, 'noted': noted.get(name)}) -%}
         {%- do replica.update({'write': write_replica(replica)}) -%}
         {%- do replicas.append(replica) -%}
