@@ -83,20 +83,41 @@ def _format_of(node: dict[str, Any]) -> str | None:
     return parts[2] if parts[:2] == ("models", "staging") else None
 
 
+def _formats_of(manifest: dict[str, Any]) -> dict[str, set[str]]:
+    """The formats each node and source is part of: a staging folder's node, its format's; a
+    seed only staging models read, and its data tests, their formats'; any other, none."""
+    every = {**manifest["nodes"], **manifest["sources"]}
+    formats = {key: {format_} if (format_ := _format_of(node)) else set() for key, node in every.items()}
+    for key, node in every.items():
+        if node["resource_type"] == "seed":
+            readers = [formats[child] for child in manifest["child_map"][key] if child.startswith("model.")]
+            if readers and all(readers):
+                formats[key] = set().union(*readers)
+    for key, node in every.items():
+        if node["resource_type"] == "test" and node.get("attached_node", "").startswith("seed."):
+            formats[key] = formats[node["attached_node"]]
+    return formats
+
+
 def test_a_project_reading_one_format_has_no_node_of_the_others(manifest: dict[str, Any], tmp_path: Path) -> None:
-    """A registry of canal_json alone leaves out every other format's models, landing sources
-    and their data tests, and keeps every other model, source and data test."""
+    """A registry of canal_json alone leaves out every other format's models, landing sources,
+    seeds and their data tests, and keeps every other model, source, seed and data test."""
     done = _dbt_parse(REPO, tmp_path, "--vars", json.dumps(reading_only(REPO, "canal_json")))
     assert done.returncode == 0, done.stdout[-4000:]
     one_format = json.loads((tmp_path / "target" / "manifest.json").read_text())
+    formats = _formats_of(manifest)
 
-    def enabled(parsed: dict[str, Any]) -> dict[str, str | None]:
-        every = {**parsed["nodes"], **parsed["sources"]}
-        return {key: _format_of(node) for key, node in every.items() if node["config"]["enabled"]}
+    def enabled(parsed: dict[str, Any]) -> set[str]:
+        return {key for key, node in {**parsed["nodes"], **parsed["sources"]}.items() if node["config"]["enabled"]}
 
-    kept = {key for key, format_ in enabled(manifest).items() if format_ in (None, "canal_json")}
-    assert set(enabled(one_format)) == kept
-    assert set(enabled(one_format).values()) == {None, "canal_json"}
+    kept = {key for key in enabled(manifest) if not formats[key] or "canal_json" in formats[key]}
+    assert enabled(one_format) == kept
+    assert set().union(*(formats[key] for key in enabled(one_format))) == {"canal_json"}
+    assert {key for key in enabled(manifest) - kept if key.startswith("seed.")} == {
+        "seed.cdc_lakehouse.debezium_connect_types",
+        "seed.cdc_lakehouse.dts_mysql_data_types",
+        "seed.cdc_lakehouse.oms_data_types",
+    }
 
 
 def _models(manifest: dict[str, Any]) -> list[dict[str, Any]]:
