@@ -1,11 +1,13 @@
 """Unit tests of the DTS staging SQL (stg_dts_avro__messages, compiled once and run in the shared
-local SparkSession) on hand-written DTS records, of the JSON-encoding reader the generator's
-binary writer uses, and of the generator's dts_avro encoder; no build."""
+local SparkSession over every test's records at once) on hand-written DTS records, of the
+JSON-encoding reader the generator's binary writer uses, and of the generator's dts_avro
+encoder; no build."""
 
 from __future__ import annotations
 
 import io
 import json
+from collections import defaultdict
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -58,15 +60,39 @@ def _insert(value: Any, type_number: int = 15) -> dict[str, Any]:
     )
 
 
-def _decode(spark: SparkSession, compiled: dict[str, str], payloads: list[str | None]) -> list[dict[str, Any]]:
-    """The staged messages of records landed as lines of one file."""
-    landed = landed_file_lines(spark, [("f", number, payload, None) for number, payload in enumerate(payloads, 1)])
+# Each test's landed lines, by the test's name (`_land`): they land together, a file each, and
+# are staged in one run (`staged_landings`), planned once rather than once per test.
+LANDINGS: dict[str, list[str | None]] = {}
+Staged = dict[str, list[dict[str, Any]]]
+
+
+def _land(name: str, payloads: list[str | None]) -> str:
+    """Lands a test's records as the lines of a file named `name`."""
+    assert name not in LANDINGS, f"two tests land records as {name}: each would read the other's rows"
+    LANDINGS[name] = payloads
+    return name
+
+
+@pytest.fixture(scope="module")
+def staged_landings(spark: SparkSession, compiled: dict[str, str]) -> Staged:
+    """Each test's staged messages, by the name it landed its records under."""
+    landed = landed_file_lines(
+        spark,
+        [
+            (name, number, payload, None)
+            for name, payloads in LANDINGS.items()
+            for number, payload in enumerate(payloads, start=1)
+        ],
+    )
     relations = {
         "cdc_landing.dts_avro": landed,
         "cdc.base_dts_avro__container_records": spark.createDataFrame([], LANDING + ", loaded_at timestamp"),
         "cdc.dts_mysql_data_types": seed(spark, "dts_mysql_data_types"),
     }
-    return staged(run_compiled(spark, compiled["stg_dts_avro__messages"], relations))
+    by_name: Staged = defaultdict(list)
+    for row in staged(run_compiled(spark, compiled["stg_dts_avro__messages"], relations)):
+        by_name[row["file_path"]].append(row)
+    return by_name
 
 
 def _bytes(text: str) -> str:
@@ -129,27 +155,46 @@ VALUES = [
 ]
 
 
-def test_every_union_branch_decodes_to_its_canonical_text(spark: SparkSession, compiled: dict[str, str]) -> None:
-    rows = _decode(spark, compiled, [json.dumps(_insert(value)) for value, _ in VALUES])
+EVERY_BRANCH = _land("every_branch", [json.dumps(_insert(value)) for value, _ in VALUES])
+
+
+def test_every_union_branch_decodes_to_its_canonical_text(staged_landings: Staged) -> None:
+    rows = staged_landings[EVERY_BRANCH]
     got = [(row["disposition"], row["disposition_reason"], row["after_image"]) for row in rows]
     assert got == [("row_change", None, {"id": "1", "v": text}) for _, text in VALUES]
 
 
-def test_empty_object_none_leaves_the_column_out_of_the_image(spark: SparkSession, compiled: dict[str, str]) -> None:
-    (row,) = _decode(spark, compiled, [json.dumps(_insert({N + "EmptyObject": "NONE"}))])
+EMPTY_OBJECT_NONE = _land("empty_object_none", [json.dumps(_insert({N + "EmptyObject": "NONE"}))])
+
+
+def test_empty_object_none_leaves_the_column_out_of_the_image(staged_landings: Staged) -> None:
+    (row,) = staged_landings[EMPTY_OBJECT_NONE]
     assert row["after_image"] == {"id": "1"}
     assert row["column_types"] == {"id": "int", "v": "varchar"}
 
 
-def test_column_type_numbers_are_named_by_the_seed(spark: SparkSession, compiled: dict[str, str]) -> None:
+TYPE_NUMBERS = _land(
+    "type_numbers",
+    [
+        json.dumps(
+            _record(
+                fields={
+                    "array": [
+                        {"name": name, "dataTypeNumber": number}
+                        for name, number in zip(("id", "name", "price", "odd"), (3, 15, 246, 999))
+                    ]
+                },
+                afterImages={"array": [{N + "Integer": {"precision": 11, "value": str(n)}} for n in range(4)]},
+            )
+        )
+    ],
+)
+
+
+def test_column_type_numbers_are_named_by_the_seed(staged_landings: Staged) -> None:
     """MySQL's column type numbers (`dataTypeNumber`) named as seed dts_mysql_data_types names
     them; a number it lacks keeps its text."""
-    names = ("id", "name", "price", "odd")
-    record = _record(
-        fields={"array": [{"name": name, "dataTypeNumber": number} for name, number in zip(names, (3, 15, 246, 999))]},
-        afterImages={"array": [{N + "Integer": {"precision": 11, "value": str(n)}} for n in range(4)]},
-    )
-    (row,) = _decode(spark, compiled, [json.dumps(record)])
+    (row,) = staged_landings[TYPE_NUMBERS]
     assert row["column_types"] == {"id": "int", "name": "varchar", "price": "decimal", "odd": "999"}
 
 
@@ -181,34 +226,40 @@ BAD_VALUES = [
 ]
 
 
-def test_bad_values_reject_the_message_with_a_reason_and_no_image(
-    spark: SparkSession, compiled: dict[str, str]
-) -> None:
-    rows = _decode(spark, compiled, [json.dumps(_insert(value)) for value, _ in BAD_VALUES])
+BAD_VALUE_RECORDS = _land("bad_values", [json.dumps(_insert(value)) for value, _ in BAD_VALUES])
+
+
+def test_bad_values_reject_the_message_with_a_reason_and_no_image(staged_landings: Staged) -> None:
+    rows = staged_landings[BAD_VALUE_RECORDS]
     got = [(row["disposition"], row["disposition_reason"], row["after_image"]) for row in rows]
     assert got == [("rejected", reason, None) for _, reason in BAD_VALUES]
 
 
-def test_update_delete_ddl_and_control_records(spark: SparkSession, compiled: dict[str, str]) -> None:
-    fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
-    old = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}, None]}
-    new = {
-        "array": [
-            {N + "Integer": {"precision": 11, "value": "1"}},
-            {N + "Character": {"charset": "utf8", "value": "x"}},
+ID_AND_V = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
+ONE_AND_NULL = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}, None]}
+ONE_AND_X = {
+    "array": [{N + "Integer": {"precision": 11, "value": "1"}}, {N + "Character": {"charset": "utf8", "value": "x"}}]
+}
+OTHER_RECORDS = _land(
+    "other_records",
+    [
+        json.dumps(record)
+        for record in [
+            _record("UPDATE", fields=ID_AND_V, beforeImages=ONE_AND_NULL, afterImages=ONE_AND_X),
+            # A DELETE's after image (and an INSERT's before image) is not read even where sent.
+            _record("DELETE", fields=ID_AND_V, beforeImages=ONE_AND_X, afterImages={"array": [{N + "Bogus": {}}]}),
+            _record("DDL", "shop", afterImages={"string": "CREATE DATABASE `shop`"}, tags={}),
+            _record("DDL", "shop.t", afterImages={"string": "ALTER TABLE `t` ADD `w` int"}, processTimestamps=None),
+            _record("BEGIN", None),
+            _record("COMMIT", None),
+            _record("HEARTBEAT", None),
         ]
-    }
-    records = [
-        _record("UPDATE", fields=fields, beforeImages=old, afterImages=new),
-        # A DELETE's after image (and an INSERT's before image) is not read even where sent.
-        _record("DELETE", fields=fields, beforeImages=new, afterImages={"array": [{N + "Bogus": {}}]}),
-        _record("DDL", "shop", afterImages={"string": "CREATE DATABASE `shop`"}, tags={}),
-        _record("DDL", "shop.t", afterImages={"string": "ALTER TABLE `t` ADD `w` int"}, processTimestamps=None),
-        _record("BEGIN", None),
-        _record("COMMIT", None),
-        _record("HEARTBEAT", None),
-    ]
-    rows = _decode(spark, compiled, [json.dumps(record) for record in records])
+    ],
+)
+
+
+def test_update_delete_ddl_and_control_records(staged_landings: Staged) -> None:
+    rows = staged_landings[OTHER_RECORDS]
     keep = (
         "disposition",
         "disposition_reason",
@@ -285,38 +336,40 @@ def test_update_delete_ddl_and_control_records(spark: SparkSession, compiled: di
     }
 
 
-def test_hostile_records_are_rejected_with_a_reason(spark: SparkSession, compiled: dict[str, str]) -> None:
-    fields = {"array": [{"name": "id", "dataTypeNumber": 3}, {"name": "v", "dataTypeNumber": 15}]}
-    one = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}]}
-    two = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}, None]}
-    cases = [
-        (None, "invalid_avro_container"),
-        ("", "empty_line"),
-        ('{"operation":"INSERT",', "malformed_json"),
-        ('["a"]', "not_a_json_object"),
-        ('{"operation":"INSERT","objectName":"shop.t"}', "invalid_field_type"),
-        ('{"id":1}', "missing_event_type"),
-        (json.dumps(_record("UPSERT", fields=fields, afterImages=two)), "unknown_event_type"),
-        (json.dumps(_record("INSERT", None, fields=fields, afterImages=two)), "missing_database"),
-        (json.dumps(_record("INSERT", "nodot", fields=fields, afterImages=two)), "missing_table"),
-        (json.dumps(_record("INSERT", afterImages=two)), "missing_columns"),
-        (
-            json.dumps(_record("INSERT", fields={"array": [{"name": "", "dataTypeNumber": 3}]}, afterImages=one)),
-            "empty_column_name",
+ONE = {"array": [{N + "Integer": {"precision": 11, "value": "1"}}]}
+HOSTILE_CASES = [
+    (None, "invalid_avro_container"),
+    ("", "empty_line"),
+    ('{"operation":"INSERT",', "malformed_json"),
+    ('["a"]', "not_a_json_object"),
+    ('{"operation":"INSERT","objectName":"shop.t"}', "invalid_field_type"),
+    ('{"id":1}', "missing_event_type"),
+    (json.dumps(_record("UPSERT", fields=ID_AND_V, afterImages=ONE_AND_NULL)), "unknown_event_type"),
+    (json.dumps(_record("INSERT", None, fields=ID_AND_V, afterImages=ONE_AND_NULL)), "missing_database"),
+    (json.dumps(_record("INSERT", "nodot", fields=ID_AND_V, afterImages=ONE_AND_NULL)), "missing_table"),
+    (json.dumps(_record("INSERT", afterImages=ONE_AND_NULL)), "missing_columns"),
+    (
+        json.dumps(_record("INSERT", fields={"array": [{"name": "", "dataTypeNumber": 3}]}, afterImages=ONE)),
+        "empty_column_name",
+    ),
+    (
+        json.dumps(
+            _record("INSERT", fields={"array": [{"name": "id", "dataTypeNumber": 3}] * 2}, afterImages=ONE_AND_NULL)
         ),
-        (
-            json.dumps(_record("INSERT", fields={"array": [{"name": "id", "dataTypeNumber": 3}] * 2}, afterImages=two)),
-            "duplicate_column",
-        ),
-        (json.dumps(_record("INSERT", fields=fields)), "missing_row_image"),
-        (json.dumps(_record("DELETE", fields=fields, afterImages=two)), "missing_row_image"),
-        (json.dumps(_record("UPDATE", fields=fields, afterImages=two)), "missing_old_image"),
-        (json.dumps(_record("INSERT", fields=fields, afterImages=one)), "invalid_row_image"),
-        (json.dumps(_record("UPDATE", fields=fields, beforeImages=one, afterImages=two)), "invalid_row_image"),
-    ]
-    rows = _decode(spark, compiled, [payload for payload, _ in cases])
-    assert [(row["disposition"], row["disposition_reason"]) for row in rows] == [
-        ("rejected", reason) for _, reason in cases
+        "duplicate_column",
+    ),
+    (json.dumps(_record("INSERT", fields=ID_AND_V)), "missing_row_image"),
+    (json.dumps(_record("DELETE", fields=ID_AND_V, afterImages=ONE_AND_NULL)), "missing_row_image"),
+    (json.dumps(_record("UPDATE", fields=ID_AND_V, afterImages=ONE_AND_NULL)), "missing_old_image"),
+    (json.dumps(_record("INSERT", fields=ID_AND_V, afterImages=ONE)), "invalid_row_image"),
+    (json.dumps(_record("UPDATE", fields=ID_AND_V, beforeImages=ONE, afterImages=ONE_AND_NULL)), "invalid_row_image"),
+]
+HOSTILE = _land("hostile", [payload for payload, _ in HOSTILE_CASES])
+
+
+def test_hostile_records_are_rejected_with_a_reason(staged_landings: Staged) -> None:
+    assert [(row["disposition"], row["disposition_reason"]) for row in staged_landings[HOSTILE]] == [
+        ("rejected", reason) for _, reason in HOSTILE_CASES
     ]
 
 
