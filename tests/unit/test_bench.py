@@ -1,6 +1,6 @@
 """The benchmark's pure parts (tools/src/cdc_tools/bench), without dbt: the landing's segments,
-schema discovery, the process-tree memory sampler, the report's arithmetic, and the floor and
-hand-written Spark jobs on the shared local SparkSession."""
+schema discovery, the process-tree memory sampler, the report's arithmetic, and the floor,
+hand-written and Avro containers' (fastavro) Spark jobs on the shared local SparkSession."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from cdc_tools.bench import report
+from cdc_tools.bench import avro_containers, report
+from cdc_tools.bench.avro_containers import write_containers
 from cdc_tools.bench.floor import floor_counts, parsed_messages
 from cdc_tools.bench.handwritten import canal_row_changes
 from cdc_tools.bench.landing import land, link_segment, repeat_folder, segment_end
@@ -25,6 +26,7 @@ from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.writer import generate
 
 REPO = Path(__file__).resolve().parents[2]
+AVRO = ("dts_avro", "oms_avro")  # the formats whose records have one schema
 
 # ------------------------------------------------------------------------------ landing
 
@@ -216,6 +218,20 @@ STEPS = {
     "incremental_build": {"seconds": 20.0, "cpu_seconds": 30.0, "messages": 1010, "peak_rss_mib": 1500.0},
     "small_history_full_build": {"seconds": 30.0, "cpu_seconds": 40.0, "messages": 200, "peak_rss_mib": 1200.0},
     "small_history_incremental_build": {"seconds": 16.0, "cpu_seconds": 20.0, "messages": 210, "peak_rss_mib": 1100.0},
+    "avro_fastavro": {
+        "seconds": 8.0,
+        "cpu_seconds": 15.0,
+        "records": 400,
+        "peak_rss_mib": 700.0,
+        "records_per_s": 50.0,
+    },
+    "avro_spark_avro": {
+        "seconds": 2.0,
+        "cpu_seconds": 3.0,
+        "records": 400,
+        "peak_rss_mib": 800.0,
+        "records_per_s": 200.0,
+    },
 }
 
 
@@ -226,9 +242,13 @@ def test_ratios_compare_seconds_per_message() -> None:
         "ratio_full_build_to_equivalent": 2.5,
         "ratio_incremental_to_full": 0.2,
         "ratio_incremental_history_growth": 1.25,
+        "ratio_spark_avro_to_fastavro": 0.25,
     }
     assert report.ratios(STEPS, "cpu_seconds")["ratio_full_build_to_handwritten"] == 2.0
     assert report.ratios(STEPS, "cpu_seconds")["ratio_full_build_to_equivalent"] == 2.5
+    assert report.ratios(STEPS, "cpu_seconds")["ratio_spark_avro_to_fastavro"] == 0.2
+    without_avro = {name: step for name, step in STEPS.items() if not name.startswith("avro_")}
+    assert report.ratios(without_avro)["ratio_spark_avro_to_fastavro"] is None
 
 
 def test_assemble_counts_the_history_and_keeps_every_step(landing) -> None:
@@ -284,6 +304,20 @@ CANAL_LINES = [
 ]
 
 
+def test_avro_containers_hold_the_landed_records_as_the_project_reads_them(
+    spark: SparkSession, landing, tmp_path: Path
+) -> None:
+    root, containers = tmp_path / "landing", tmp_path / "containers"
+    link_segment(landing, "small", root)
+    records = write_containers(root, containers, list(FORMATS), 64 * 1024)
+    lines = {name: sum(path.read_bytes().count(b"\n") for path in (root / name).iterdir()) for name in AVRO}
+    assert records == sum(lines.values()) and sorted(path.name for path in containers.iterdir()) == list(AVRO)
+    for decoder in ("fastavro", "fastavro_records"):
+        read = avro_containers.run(spark, decoder, containers)["formats"]
+        assert {name: read[name]["records"] for name in read} == lines
+        assert all(read[name]["text_chars"] > 0 for name in read) is (decoder == "fastavro")
+
+
 def test_handwritten_job_rebuilds_before_images_and_skips_ddl(spark: SparkSession) -> None:
     lines = spark.createDataFrame([(line,) for line in CANAL_LINES], "value string")
     rows = [r.asDict() for r in canal_row_changes(lines).orderBy("message_id", "row_index").collect()]
@@ -320,5 +354,7 @@ def test_summary_names_every_step_ratio_and_goal(landing) -> None:
     for name in STEPS:
         assert f"  {name} " in text
     assert "ratio_incremental_history_growth   1.25 (CPU: 1.5)" in text
+    assert "ratio_spark_avro_to_fastavro       0.25 (CPU: 0.2)" in text
+    assert "50.0 records/s" in text
     assert "goal ratio_full_build_to_handwritten <= 5: 2.5 (met)" in text
     assert "goal ratio_full_build_to_floor <= 8: 10.0 (NOT met)" in text

@@ -79,6 +79,10 @@ def ratios(steps: Mapping[str, Mapping[str, Any]], key: str = "seconds") -> dict
         "ratio_incremental_history_growth": ratio(
             steps["incremental_build"][key], steps["small_history_incremental_build"][key]
         ),
+        # Both read the same containers: the ratio per record. None when no Avro format landed.
+        "ratio_spark_avro_to_fastavro": ratio(
+            steps.get("avro_spark_avro", {}).get(key), steps.get("avro_fastavro", {}).get(key)
+        ),
     }
 
 

@@ -1,4 +1,4 @@
-"""`make bench N=<messages>`: the seven steps of the benchmark, each a child process of this one,
+"""`make bench N=<messages>`: the eight steps of the benchmark, each a child process of this one,
 timed by wall clock (JVM start included) with the process tree's peak resident memory.
 
     1. land     the generator writes the stream's segments (see landing.py); not timed
@@ -10,6 +10,8 @@ timed by wall clock (JVM start included) with the process tree's peak resident m
     6. incremental_build  `dbt build` again after the increment (N/100 messages) lands
     7. small_history_incremental_build  the same increment on a history of N/5 messages
        (built first, from empty: `small_history_full_build`, reported but not a step)
+    8. avro_containers  the history's DTS and OMS records as binary container files, read by
+       each decoder (avro_containers.py): fastavro as the project, and spark-avro
 
 Writes the report (see report.py) as JSON and prints a summary.
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from cdc_tools.bench import report
+from cdc_tools.bench.avro_containers import DECODERS, write_containers
 from cdc_tools.bench.landing import Landing, land, landing_bytes, link_segment, repeat_folder
 from cdc_tools.bench.proctree import sampled_tree
 from cdc_tools.bench.schemas import render_schemas
@@ -98,6 +101,8 @@ class Bench:
             CDC_SCHEMA=SCHEMA,
             CDC_SPARK_DIR=str(spark_dir),
             CDC_SPARK_DRIVER_MEMORY=self.driver_memory,
+            # Python workers (mapInArrow) need this venv's packages, not `python3` from PATH.
+            PYSPARK_PYTHON=str(self.python),
             DBT_SEND_ANONYMOUS_USAGE_STATS="false",
             DBT_USE_COLORS="false",
         )
@@ -220,6 +225,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
     # 4. The equivalent job, over the history.
+    jars = str(bench.project_dir / "jvm" / "jars" / "spark-4.0" / "*")
     keys_file = work / "primary_keys.json"
     keys_file.write_text(json.dumps(landing.primary_keys))
     timed, result = bench.python_job(
@@ -229,7 +235,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         str(work / "equivalent-warehouse"),
         str(keys_file),
         "--jars",
-        str(bench.project_dir / "jvm" / "jars" / "spark-4.0" / "*"),
+        jars,
     )
     if result["row_changes"] != row_changes:
         raise RuntimeError(f"the equivalent job kept {result['row_changes']} row changes, not {row_changes}")
@@ -274,6 +280,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         increment.row_changes,
     )
 
+    # 8. The Avro formats' history as binary containers, read by each decoder.
+    containers_root = work / "avro-containers"
+    records = write_containers(full_root, containers_root, args.formats, args.file_size)
+    for decoder in DECODERS if records else ():
+        timed, result = bench.python_job(
+            f"avro_{decoder}", "cdc_tools.bench.avro_containers", decoder, str(containers_root), "--jars", jars
+        )
+        read = sum(f["records"] for f in result["formats"].values())
+        if read != records:
+            raise RuntimeError(f"{decoder} read {read} Avro records, not {records}")
+        steps[f"avro_{decoder}"] = {
+            **timed.fields(),
+            "records": records,
+            "records_per_s": report.per_second(records, timed.seconds),
+            **result,
+        }
+
     shutil.rmtree(work / "handwritten-output", ignore_errors=True)
     return {
         "messages_requested": args.messages,
@@ -290,7 +313,9 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     lines = [f"messages {result['messages']}, row changes {result['row_changes']}"]
     for name, step in result["steps"].items():
         rates = [
-            (key, step[key]) for key in ("messages_per_s", "mib_per_s", "rows_per_s", "new_rows_per_s") if key in step
+            (key, step[key])
+            for key in ("messages_per_s", "mib_per_s", "rows_per_s", "new_rows_per_s", "records_per_s")
+            if key in step
         ]
         extra = "".join(f", {value} {key.replace('_per_s', '/s').replace('_', ' ')}" for key, value in rates)
         memory = f", peak {step['peak_rss_mib']} MiB" if "peak_rss_mib" in step else ""
@@ -302,6 +327,7 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
         "ratio_full_build_to_equivalent",
         "ratio_incremental_to_full",
         "ratio_incremental_history_growth",
+        "ratio_spark_avro_to_fastavro",
     ):
         lines.append(f"  {key:34} {result[key]} (CPU: {result['cpu_ratios'][key]})")
     for goal in result["goals"]:
