@@ -22,6 +22,7 @@ from pyspark.sql.types import IntegerType, StringType, StructField, StructType, 
 
 from cdc_lakehouse.avro import record_schema
 from cdc_lakehouse.avro.connect import connect_reader
+from cdc_lakehouse.avro.json_encoding import json_encoder
 from cdc_lakehouse.incremental import files_not_loaded, load_time
 
 LANDING_SCHEMA = StructType(
@@ -72,11 +73,8 @@ def _json_encoded_texts(content: bytes, schema: dict[str, Any]) -> tuple[list[st
 
 def json_encoded(parsed_schema: dict[str, Any], records: list[Any]) -> list[str]:
     """The records in Avro's JSON encoding, one string each (JSON escapes every newline)."""
-    if not records:
-        return []
-    text = io.StringIO()
-    fastavro.json_writer(text, parsed_schema, records)
-    return text.getvalue().split("\n")
+    encode = json_encoder(parsed_schema)
+    return [encode(record) for record in records]
 
 
 def _connect_texts(content: bytes) -> tuple[list[str], bool]:

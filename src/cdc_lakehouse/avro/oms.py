@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -22,6 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import MapType, StringType
 
 from cdc_lakehouse.avro import record_schema
+from cdc_lakehouse.avro.json_encoding import json_encoder
 from cdc_lakehouse.geometry import wkb_to_wkt
 
 # What a JSON text holds in place of images whose bytes do not decode: it parses to no image.
@@ -39,15 +41,18 @@ def images_json(image_bytes: bytes) -> str | None:
         return None
     if buffer.tell() != len(image_bytes):
         return None
-    out = io.StringIO()
-    fastavro.json_writer(out, holder, [images])
-    return json.dumps(json.loads(out.getvalue())["images"])
+    return _images_encoder()(images["images"])
+
+
+@cache
+def _images_encoder() -> Callable[[Any], str]:
+    return json_encoder(image_holder_schema()["fields"][0]["type"])
 
 
 @cache
 def image_holder_schema() -> dict[str, Any]:
     """A record whose one field `images` is an image array: its binary encoding is the
-    array's (a record adds no bytes), and fastavro's JSON writer needs a record."""
+    array's (a record adds no bytes)."""
     schema = record_schema("oms_avro")
     field = next(f for f in schema["fields"] if f["name"] == "beforeImages")
     holder = {"type": "record", "name": "ImageHolder", "namespace": schema["namespace"],

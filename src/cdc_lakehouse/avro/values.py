@@ -22,7 +22,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from cdc_lakehouse.avro.confluent import RegistryClient, body, schema_id
 from cdc_lakehouse.avro.connect import connect_reader
-from cdc_lakehouse.avro.container import json_encoded
+from cdc_lakehouse.avro.json_encoding import json_encoder
 
 Decoder = Callable[[bytes], str]
 
@@ -51,6 +51,7 @@ def registry_schemas(records: DataFrame, registry_url: str) -> dict[int, dict[st
 def fixed_schema_decoder(schema: dict[str, Any]) -> Decoder:
     """A bare Avro body of `schema`, in Avro's JSON encoding."""
     parsed = fastavro.parse_schema(schema)
+    encode = json_encoder(parsed)
 
     def decode(message: bytes) -> str:
         stream = io.BytesIO(message)
@@ -58,8 +59,7 @@ def fixed_schema_decoder(schema: dict[str, Any]) -> Decoder:
             stream, parsed, None, return_record_name=True, handle_unicode_errors="replace"
         )
         _read_to_end(stream, message)
-        [text] = json_encoded(parsed, [record])
-        return text
+        return encode(record)
 
     return decode
 
