@@ -1,6 +1,6 @@
-"""Step 8, Avro containers: the history's records of the Avro formats with one record schema
-(DTS, OMS) as binary object container files, read to one text per record by one decoder, in a
-process of its own:
+"""Step 8, Avro containers: the landed records (the history and its increment) of the Avro
+formats with one record schema (DTS, OMS) as binary object container files, read to one text per
+record by one decoder, in a process of its own:
 
     fastavro          as the project reads them (base_<format>__container_records): fastavro
                       in Arrow batches, each record given in Avro's JSON encoding

@@ -10,8 +10,8 @@ timed by wall clock (JVM start included) with the process tree's peak resident m
     6. incremental_build  `dbt build` again after the increment (N/100 messages) lands
     7. small_history_incremental_build  the same increment on a history of N/5 messages
        (built first, from empty: `small_history_full_build`, reported but not a step)
-    8. avro_containers  the history's DTS and OMS records as binary container files, read by
-       each decoder (avro_containers.py): fastavro as the project, and spark-avro
+    8. avro_containers  the landed DTS and OMS records (the history and its increment) as binary
+       container files, read by each decoder (avro_containers.py): fastavro as the project, and spark-avro
 
 Writes the report (see report.py) as JSON and prints a summary.
 """
