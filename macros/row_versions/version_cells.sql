@@ -6,26 +6,37 @@
     columns is whole: each version is its image, one row and no cells (a wide table's versions
     would otherwise be as many rows as their columns). A window, not a join back: each join
     back would read the row changes again. Each version also names its image's columns dropped
-    while it was open (`dropped_columns`): their values predate the drop. -#}
+    while it was open (`dropped_columns`): their values predate the drop. A table's drops join
+    its cells after the windows, broadcast: carried through their sorts, every version would
+    hold all its table's drops, and a table's versions would meet in one task. -#}
 {% macro version_cells(lives, drops) -%}
-    select
-        {{ row_identity() }},
-        change_number,
+    select /*+ broadcast(drops) */
+        {{ row_identity('cells') }},
+        cells.change_number,
         struct(
-            change_id, operation, changed_at, next_change_id, next_operation, next_changed_at, reset, life_number,
-            before_image_source, changed_columns, is_carried, next_is_carried, dropped_columns
+            cells.change_id, cells.operation, cells.changed_at, cells.next_change_id, cells.next_operation,
+            cells.next_changed_at, cells.reset, cells.life_number, cells.before_image_source, cells.changed_columns,
+            cells.is_carried, cells.next_is_carried,
+            array_distinct(transform(
+                filter(
+                    coalesce(drops.column_drops, array()),
+                    dropped -> dropped.drop_order > cells.change_order
+                        and coalesce(dropped.drop_order < coalesce(cells.reset.reset_order, cells.next_change_order), true)
+                ),
+                dropped -> dropped.column_name
+            )) as dropped_columns
         ) as version,
-        whole_image,
-        column_name,
+        cells.whole_image,
+        cells.column_name,
         if(
             exists(
-                column_drops,
-                dropped -> dropped.column_name = column_name
-                    and dropped.drop_order > latest.set_order
-                    and dropped.drop_order < change_order
+                drops.column_drops,
+                dropped -> dropped.column_name = cells.column_name
+                    and dropped.drop_order > cells.latest.set_order
+                    and dropped.drop_order < cells.change_order
             ),
             null,
-            latest
+            cells.latest
         ) as latest
     from (
         select
@@ -49,41 +60,31 @@
         from (
             select
                 *,
-                size(life_columns) > 0 and smallest_image = size(life_columns) as is_whole_life,
-                -- Once per version, before its cells are exploded.
-                array_distinct(transform(
-                    filter(
-                        column_drops,
-                        dropped -> dropped.drop_order > change_order
-                            and coalesce(dropped.drop_order < coalesce(reset.reset_order, next_change_order), true)
-                    ),
-                    dropped -> dropped.column_name
-                )) as dropped_columns
+                size(life_columns) > 0 and smallest_image = size(life_columns) as is_whole_life
             from (
                 select
-                    lives.*,
-                    coalesce(drops.column_drops, array()) as column_drops,
-                    array_distinct(flatten(collect_set(map_keys(lives.after_image)) over life)) as life_columns,
-                    min(coalesce(size(lives.after_image), -1)) over life as smallest_image
-                from {{ lives }} as lives
-                left join (
-                    select
-                        database_name,
-                        table_name,
-                        table_incarnation,
-                        collect_list(struct(struct({{ row_change_order() }}) as drop_order, previous_name as column_name))
-                            as column_drops
-                    from {{ drops }}
-                    group by database_name, table_name, table_incarnation
-                ) as drops
-                    on
-                        lives.database_name = drops.database_name
-                        and lives.table_name = drops.table_name
-                        and lives.table_incarnation <=> drops.table_incarnation
-                where not lives.ends_row
-                window life as (partition by {{ row_identity('lives') }}, lives.life_number)
+                    *,
+                    array_distinct(flatten(collect_set(map_keys(after_image)) over life)) as life_columns,
+                    min(coalesce(size(after_image), -1)) over life as smallest_image
+                from {{ lives }}
+                where not ends_row
+                window life as (partition by {{ row_identity() }}, life_number)
             )
         ) as lives
             lateral view explode(if(is_whole_life, array(cast(null as string)), life_columns)) as column_name
     ) as cells
+    left join (
+        select
+            database_name,
+            table_name,
+            table_incarnation,
+            collect_list(struct(struct({{ row_change_order() }}) as drop_order, previous_name as column_name))
+                as column_drops
+        from {{ drops }}
+        group by database_name, table_name, table_incarnation
+    ) as drops
+        on
+            cells.database_name = drops.database_name
+            and cells.table_name = drops.table_name
+            and cells.table_incarnation <=> drops.table_incarnation
 {%- endmacro %}
