@@ -57,6 +57,19 @@ table_drops as (
 
 ),
 
+-- A drop puts its table's rows in its load, and no more: one per table and load is enough.
+drop_loads as (
+
+    select
+        database_name,
+        table_name,
+        loaded_at,
+        min(struct({{ row_change_order() }})) as first_drop
+    from column_drops
+    group by database_name, table_name, loaded_at
+
+),
+
 -- The rows a rename carried to the table's new name (dim_row_versions), at the rename's place.
 renamed_rows as (
 
@@ -133,11 +146,11 @@ events as (
         row_keys.primary_key,
         false as ends_row,
         true as is_drop,
-        column_drops.loaded_at,
-        {{ row_change_order('column_drops') }}
+        drop_loads.loaded_at,
+        drop_loads.first_drop.*
     from row_keys
-    inner join column_drops
-        on row_keys.database_name = column_drops.database_name and row_keys.table_name = column_drops.table_name
+    inner join drop_loads
+        on row_keys.database_name = drop_loads.database_name and row_keys.table_name = drop_loads.table_name
 
     union all
 
@@ -191,7 +204,7 @@ loads as (
 -- from them.
 load_versions as (
 
-    select
+    select /*+ broadcast(table_drops) */
         loads.*,
         before_version.row_image as before_version_image,
         after_version.row_image as after_version_image,
