@@ -4,12 +4,19 @@
     image that carried that column, unless the column was dropped since (`drops`,
     `column_drops`): the source row lost that value. A life whose every image carries all its
     columns is whole: each version is its image, one row and no cells (a wide table's versions
-    would otherwise be as many rows as their columns). A window, not a join back: each join
-    back would read the row changes again. Each version also names its image's columns dropped
-    while it was open (`dropped_columns`): their values predate the drop. A table's drops join
-    its cells after the windows, broadcast: carried through their sorts, every version would
-    hold all its table's drops, and a table's versions would meet in one task. -#}
+    would otherwise be as many rows as their columns). `cell_index` numbers a version's cells
+    from 0. A window, not a join back: each join back would read the row changes again. Each
+    version also names its image's columns dropped while it was open (`dropped_columns`):
+    their values predate the drop. A table's drops join its cells after the windows, broadcast:
+    carried through their sorts, every version would hold all its table's drops, and a table's
+    versions would meet in one task. They come grouped by time (one DDL in several formats is
+    one time), and only a group at the time a version opens or closes is compared copy by
+    copy in the full order: a lambda per drop and version cost more than the windows. -#}
 {% macro version_cells(lives, drops) -%}
+    {#- A version is open from its change to its reset or next change, in time and in order. -#}
+    {%- set opened_at = 'cells.changed_at' -%}
+    {%- set closed_at = 'if(cells.reset is null, cells.next_changed_at, cells.reset.reset_at)' -%}
+    {%- set closed_order = 'coalesce(cells.reset.reset_order, cells.next_change_order)' -%}
     select /*+ broadcast(drops) */
         {{ row_identity('cells') }},
         cells.change_number,
@@ -17,23 +24,39 @@
             cells.change_id, cells.operation, cells.changed_at, cells.next_change_id, cells.next_operation,
             cells.next_changed_at, cells.reset, cells.life_number, cells.before_image_source, cells.changed_columns,
             cells.is_carried, cells.next_is_carried,
-            array_distinct(transform(
+            array_distinct(flatten(transform(
                 filter(
-                    coalesce(drops.column_drops, array()),
-                    dropped -> dropped.drop_order > cells.change_order
-                        and coalesce(dropped.drop_order < coalesce(cells.reset.reset_order, cells.next_change_order), true)
+                    coalesce(drops.drop_times, array()),
+                    dropped -> coalesce(dropped.ordered_at >= {{ opened_at }}, true)
+                        and coalesce(dropped.ordered_at <= {{ closed_at }}, true)
                 ),
-                dropped -> dropped.column_name
-            )) as dropped_columns
+                dropped -> if(
+                    dropped.ordered_at > {{ opened_at }} and ({{ closed_order }} is null or dropped.ordered_at < {{ closed_at }}),
+                    dropped.column_names,
+                    transform(
+                        filter(
+                            dropped.drops,
+                            copy -> copy.drop_order > cells.change_order and coalesce(copy.drop_order < {{ closed_order }}, true)
+                        ),
+                        copy -> copy.column_name
+                    )
+                )
+            ))) as dropped_columns
         ) as version,
         cells.whole_image,
         cells.column_name,
+        cells.cell_index,
         if(
-            exists(
-                drops.column_drops,
-                dropped -> dropped.column_name = cells.column_name
-                    and dropped.drop_order > cells.latest.set_order
-                    and dropped.drop_order < cells.change_order
+            cells.latest is not null and exists(
+                drops.drop_times,
+                dropped -> coalesce(dropped.ordered_at >= cells.latest.set_order.ordered_at, true)
+                    and coalesce(dropped.ordered_at <= {{ opened_at }}, true)
+                    and exists(
+                        dropped.drops,
+                        copy -> copy.column_name = cells.column_name
+                            and copy.drop_order > cells.latest.set_order
+                            and copy.drop_order < cells.change_order
+                    )
             ),
             null,
             cells.latest
@@ -71,16 +94,25 @@
                 window life as (partition by {{ row_identity() }}, life_number)
             )
         ) as lives
-            lateral view explode(if(is_whole_life, array(cast(null as string)), life_columns)) as column_name
+            lateral view posexplode(if(is_whole_life, array(cast(null as string)), life_columns)) as cell_index, column_name
     ) as cells
     left join (
         select
             database_name,
             table_name,
             table_incarnation,
-            collect_list(struct(struct({{ row_change_order() }}) as drop_order, previous_name as column_name))
-                as column_drops
-        from {{ drops }}
+            collect_list(struct(ordered_at, column_names, drops)) as drop_times
+        from (
+            select
+                database_name,
+                table_name,
+                table_incarnation,
+                ordered_at,
+                array_distinct(collect_list(previous_name)) as column_names,
+                collect_list(struct(struct({{ row_change_order() }}) as drop_order, previous_name as column_name)) as drops
+            from {{ drops }}
+            group by database_name, table_name, table_incarnation, ordered_at
+        ) as timed
         group by database_name, table_name, table_incarnation
     ) as drops
         on
