@@ -30,21 +30,73 @@ schema_changes as (
 
 ),
 
+column_ddl as (
+
+    {{ column_ddl('schema_changes') }}
+
+),
+
+-- The times of each table's column renames.
+table_column_renames as (
+
+    select
+        database_name,
+        table_name,
+        collect_list(changed_at) as renamed_at
+    from column_ddl
+    where change = 'RENAME'
+    group by database_name, table_name
+
+),
+
+-- The row changes of a table summed up by their types (in their order) and the number of the
+-- table's column renames at or after them: changes alike in both name their columns alike, so
+-- a few rows are exploded into columns, not one per change.
+typed_changes as (
+
+    select
+        row_changes.source_format,
+        row_changes.database_name,
+        row_changes.table_name,
+        map_entries(row_changes.column_types) as column_types,
+        min(coalesce(row_changes.event_at, row_changes.emitted_at)) as first_observed_at,
+        max(coalesce(row_changes.event_at, row_changes.emitted_at)) as last_observed_at,
+        -- The change's place in its source (its position, then its time and arrival), where its
+        -- types list every column the table then has.
+        max(if({{ is_in('row_changes.source_format', whole_schema_formats) }}, {{ source_order() }}, null))
+            as observed_place
+    from row_changes
+    left join table_column_renames
+        on
+            row_changes.database_name = table_column_renames.database_name
+            and row_changes.table_name = table_column_renames.table_name
+    group by
+        row_changes.source_format,
+        row_changes.database_name,
+        row_changes.table_name,
+        map_entries(row_changes.column_types),
+        size(filter(
+            coalesce(table_column_renames.renamed_at, array()),
+            renamed_at -> coalesce(row_changes.event_at, row_changes.emitted_at) is null
+            or coalesce(row_changes.event_at, row_changes.emitted_at) <= renamed_at
+        ))
+
+),
+
 observations as (
 
     select
         source_format,
         database_name,
         table_name,
-        column_name,
-        column_type as source_type,
-        coalesce(event_at, emitted_at) as observed_at,
+        column_type.key as column_name,
+        column_type.value as source_type,
+        first_observed_at,
+        last_observed_at,
         position + 1 as ordinal_position,
-        -- The change's place in its source (its position, then its time and arrival), where its
-        -- types list every column the table then has.
-        if({{ is_in('source_format', whole_schema_formats) }}, {{ source_order() }}, null) as observed_place
-    from row_changes
-        lateral view posexplode(column_types) as position, column_name, column_type
+        observed_place
+    from typed_changes
+        lateral view posexplode(column_types) as position, column_type
 
     union all
 
@@ -54,7 +106,8 @@ observations as (
         table_name,
         table_column.column_name,
         table_column.column_type as source_type,
-        coalesce(event_at, emitted_at) as observed_at,
+        coalesce(event_at, emitted_at) as first_observed_at,
+        coalesce(event_at, emitted_at) as last_observed_at,
         table_column.ordinal_position,
         null as observed_place
     from schema_changes
@@ -68,7 +121,8 @@ observations as (
         table_name,
         column_name,
         null as source_type,
-        null as observed_at,
+        null as first_observed_at,
+        null as last_observed_at,
         null as ordinal_position,
         null as observed_place
     from (
@@ -81,12 +135,6 @@ observations as (
         group by database_name, table_name
     ) as versions
         lateral view explode(column_names) as column_name
-
-),
-
-column_ddl as (
-
-    {{ column_ddl('schema_changes') }}
 
 ),
 
@@ -105,9 +153,8 @@ column_changes as (
 ),
 
 -- The observations under the name the first rename at or after them gave (an observation with
--- no time: the first rename), summed up by name, type and place: every row change observes every
--- column of its table, so the groupings after this one read a few rows, not one per change and
--- column.
+-- no time: the first rename; one summed up from row changes: the rename after its last time, as
+-- after any of its times), summed up by name, type and place.
 renamed as (
 
     select
@@ -118,8 +165,8 @@ renamed as (
         source_type,
         ordinal_position,
         column_name,
-        min(observed_at) as first_observed_at,
-        max(observed_at) as last_observed_at,
+        min(first_observed_at) as first_observed_at,
+        max(last_observed_at) as last_observed_at,
         max(observed_place) as last_observed_place
     from (
         select
@@ -133,13 +180,15 @@ renamed as (
                 try_element_at(
                     filter(
                         column_changes.renames,
-                        rename -> observations.observed_at is null or observations.observed_at <= rename.changed_at
+                        rename -> observations.last_observed_at is null
+                        or observations.last_observed_at <= rename.changed_at
                     ),
                     1
                 ).column_name,
                 observations.column_name
             ) as column_name,
-            observations.observed_at,
+            observations.first_observed_at,
+            observations.last_observed_at,
             observations.observed_place
         from observations
         left join column_changes
@@ -159,29 +208,19 @@ spark_types as (
 
 ),
 
--- Columns the types of their table's newest change leave out, in a format whose types list
--- every column (`whole_schema`: Debezium's schema of the row): dropped with no DDL to say so,
--- as Postgres sends none. The newest change's time is the drop's.
-unlisted as (
+-- The observations with the newest place of their column and of their table in a format whose
+-- types list every column (`whole_schema`: Debezium's schema of the row). A column the types of
+-- its table's newest change leave out was dropped with no DDL to say so, as Postgres sends none;
+-- the newest change's time is the drop's. Windows, not a grouping joined back: Spark would
+-- compute the observations again for each reader.
+placed as (
 
     select
-        database_name,
-        table_name,
-        column_name,
-        max(newest_place.changed_at) as unlisted_at
-    from (
-        select
-            database_name,
-            table_name,
-            column_name,
-            max(last_observed_place) as last_place,
-            max(max(last_observed_place)) over (partition by source_format, database_name, table_name) as newest_place
-        from renamed
-        where last_observed_place is not null
-        group by source_format, database_name, table_name, column_name
-    ) as places
-    where last_place < newest_place
-    group by database_name, table_name, column_name
+        *,
+        max(last_observed_place) over (partition by source_format, database_name, table_name, column_name)
+            as column_place,
+        max(last_observed_place) over (partition by source_format, database_name, table_name) as newest_place
+    from renamed
 
 ),
 
@@ -207,20 +246,30 @@ replica_columns as (
             where renamed.last_observed_at is not null
         ) as ordinal_position,
         min(renamed.first_observed_at) as first_seen_at,
-        max(renamed.last_observed_at) as last_seen_at
-    from renamed
+        max(renamed.last_observed_at) as last_seen_at,
+        max(renamed.newest_place.changed_at) filter (where renamed.column_place < renamed.newest_place) as unlisted_at
+    from placed as renamed
     left join spark_types on renamed.source_type = spark_types.source_type
     group by renamed.database_name, renamed.table_name, renamed.column_name
 
 )
 
 select
-    replica_columns.*,
+    replica_columns.database_name,
+    replica_columns.table_name,
+    replica_columns.column_name,
+    replica_columns.spark_type,
+    replica_columns.source_type,
+    replica_columns.source_types,
+    replica_columns.previous_names,
+    replica_columns.ordinal_position,
+    replica_columns.first_seen_at,
+    replica_columns.last_seen_at,
     -- Dropped unless seen after: a DDL's drop then, an omission at the same time as well (the
     -- omitting change comes after the column's last change of that format by place).
     coalesce(
         column_changes.dropped_at > coalesce(replica_columns.last_seen_at, timestamp '0001-01-01')
-        or unlisted.unlisted_at >= coalesce(replica_columns.last_seen_at, timestamp '0001-01-01'),
+        or replica_columns.unlisted_at >= coalesce(replica_columns.last_seen_at, timestamp '0001-01-01'),
         false
     ) as is_dropped,
     -- Spark's names ignore case: a name that, case aside, another column of the table has (Postgres
@@ -242,8 +291,3 @@ left join column_changes
         replica_columns.database_name = column_changes.database_name
         and replica_columns.table_name = column_changes.table_name
         and replica_columns.column_name = column_changes.column_name
-left join unlisted
-    on
-        replica_columns.database_name = unlisted.database_name
-        and replica_columns.table_name = unlisted.table_name
-        and replica_columns.column_name = unlisted.column_name
