@@ -9,10 +9,9 @@
 -- change loaded so far comes before it; one a rename carried to the new name (placed before the
 -- rename) from the rows the rename carried whose version names it dropped (dim_row_versions'
 -- `dropped_columns`: after the change that set the image).
-{%- set dropped = "array_intersect(map_keys({0}.row_image), transform(filter(coalesce(table_drops.drops, array()), "
-    ~ "dropped -> dropped.loaded_at {1} loads.loaded_at and if(dropped.carried_by is null, dropped.change > loads.{2}, "
-    ~ "dropped.carried_by = loads.{2}.change_id and array_contains({0}.dropped_columns, dropped.column_name))), "
-    ~ "dropped -> dropped.column_name))" %}
+{%- set dropped = "filter(map_keys({0}.row_image), column_name -> exists(coalesce(table_drops.drops[column_name], "
+    ~ "array()), dropped -> dropped.loaded_at {1} loads.loaded_at and (dropped.latest_change > loads.{2} or "
+    ~ "(array_contains(dropped.carried_by, loads.{2}.change_id) and array_contains({0}.dropped_columns, column_name)))))" %}
 with
 
 table_renames as (
@@ -39,20 +38,43 @@ column_drops as (
 
 ),
 
--- Each table's column drops, each at its place in the order of changes (as a change that ends
--- no row), with its load and the rename that carried it there, if one did.
+-- Each table's column drops by column and load: the latest drop's place in the order of changes
+-- (as a change that ends no row) and the renames that carried a drop of the column there. A
+-- row's image looks up its own columns, not every drop of its table.
 table_drops as (
 
     select
         database_name,
         table_name,
-        collect_list(struct(
-            struct({{ row_change_order() }}, false as ends_row) as change,
-            loaded_at,
-            previous_name as column_name,
-            if(is_carried, table_incarnation.change_id, null) as carried_by
-        )) as drops
-    from column_drops
+        map_from_entries(collect_list(struct(column_name, loads))) as drops
+    from (
+        select
+            database_name,
+            table_name,
+            column_name,
+            collect_list(struct(loaded_at, latest_change, carried_by)) as loads
+        from (
+            select
+                database_name,
+                table_name,
+                column_name,
+                loaded_at,
+                max(change) filter (where carried_by is null) as latest_change,
+                collect_set(carried_by) as carried_by
+            from (
+                select
+                    database_name,
+                    table_name,
+                    previous_name as column_name,
+                    loaded_at,
+                    struct({{ row_change_order() }}, false as ends_row) as change,
+                    if(is_carried, table_incarnation.change_id, null) as carried_by
+                from column_drops
+            ) as drops
+            group by database_name, table_name, column_name, loaded_at
+        ) as column_loads
+        group by database_name, table_name, column_name
+    ) as column_drop_loads
     group by database_name, table_name
 
 ),
