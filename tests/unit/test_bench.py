@@ -18,7 +18,7 @@ from cdc_tools.bench.avro_containers import write_containers
 from cdc_tools.bench.floor import floor_counts, parsed_messages
 from cdc_tools.bench.handwritten import canal_row_changes
 from cdc_tools.bench.landing import land, link_segment, repeat_folder, segment_end
-from cdc_tools.bench.proctree import TreeSampler, descendants, parse_stat, snapshot
+from cdc_tools.bench.proctree import TreeSampler, descendants, lasting_bytes, parse_stat, snapshot
 from cdc_tools.bench.run import summary_lines
 from cdc_tools.bench.schemas import inline_template, schema_macros
 from cdc_tools.bench.spark import print_result, read_result
@@ -145,7 +145,13 @@ def test_descendants_are_the_whole_subtree() -> None:
 def test_a_snapshot_of_an_ended_process_is_empty() -> None:
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     assert process.wait() == 0
-    assert snapshot(process.pid) == (0, {})
+    assert snapshot(process.pid) == ({}, {})
+
+
+def test_a_process_counts_from_its_second_sample() -> None:
+    # 7 is new: a fork of the JVM (3) that shows the JVM's pages until it execs.
+    assert lasting_bytes({1: 10, 3: 6000, 7: 6000}, previous={1, 3}) == 6010
+    assert lasting_bytes({1: 10, 3: 6000}, previous={1, 3, 7}) == 6010
 
 
 def test_sampler_sees_a_childs_memory_and_cpu_time() -> None:

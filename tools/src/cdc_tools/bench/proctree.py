@@ -51,25 +51,33 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def snapshot(root: int) -> tuple[int, dict[int, int]]:
-    """Resident bytes of `root` and its descendants now, and each one's CPU ticks so far."""
+def snapshot(root: int) -> tuple[dict[int, int], dict[int, int]]:
+    """Resident bytes of `root` and each of its descendants now, and each one's CPU ticks so far."""
     stats = {}
     for entry in PROC.iterdir():
         if entry.name.isdigit() and (stat := _read(entry / "stat")) is not None:
             stats[int(entry.name)] = parse_stat(stat)
-    rss = 0
+    resident = {}
     ticks = {}
     # The root may have ended since the listing: only processes that were read count.
     for pid in descendants(root, {pid: stat.parent for pid, stat in stats.items()}) & stats.keys():
         if (statm := _read(PROC / str(pid) / "statm")) is not None:
-            rss += int(statm.split()[1]) * PAGE_BYTES
+            resident[pid] = int(statm.split()[1]) * PAGE_BYTES
         ticks[pid] = stats[pid].cpu_ticks
-    return rss, ticks
+    return resident, ticks
+
+
+def lasting_bytes(resident: dict[int, int], previous: set[int]) -> int:
+    """The resident bytes of the processes also seen in the previous sample. A process forked by
+    the JVM (Hadoop's `readlink` and `chmod`, hundreds a build) shows the JVM's pages as its own
+    until it execs: counted, one sample would hold the JVM twice."""
+    return sum(size for pid, size in resident.items() if pid in previous)
 
 
 class TreeSampler:
-    """Samples the tree every `interval` seconds while running: peak resident bytes, and the
-    CPU seconds of the processes below the root (the last `interval` of each is missed)."""
+    """Samples the tree every `interval` seconds while running: peak resident bytes (of the
+    processes seen in two samples in a row), and the CPU seconds of the processes below the
+    root (the last `interval` of each is missed)."""
 
     def __init__(self, root: int | None = None, interval: float = 0.5) -> None:
         self.root = root if root is not None else os.getpid()
@@ -80,9 +88,11 @@ class TreeSampler:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
+        previous: set[int] = set()
         while True:
-            rss, ticks = snapshot(self.root)
-            self.peak_bytes = max(self.peak_bytes, rss)
+            resident, ticks = snapshot(self.root)
+            self.peak_bytes = max(self.peak_bytes, lasting_bytes(resident, previous))
+            previous = set(resident)
             for pid, value in ticks.items():
                 if pid != self.root:
                     self._ticks[pid] = max(self._ticks.get(pid, 0), value)
