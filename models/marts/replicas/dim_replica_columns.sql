@@ -59,13 +59,18 @@ typed_changes as (
         row_changes.database_name,
         row_changes.table_name,
         map_entries(row_changes.column_types) as column_types,
-        min(coalesce(row_changes.event_at, row_changes.emitted_at)) as first_observed_at,
-        max(coalesce(row_changes.event_at, row_changes.emitted_at)) as last_observed_at,
+        min(row_changes.observed_at) as first_observed_at,
+        max(row_changes.observed_at) as last_observed_at,
         -- The change's place in its source (its position, then its time and arrival), where its
         -- types list every column the table then has.
         max(if({{ is_in('row_changes.source_format', whole_schema_formats) }}, {{ source_order() }}, null))
             as observed_place
-    from row_changes
+    from (
+        select
+            *,
+            coalesce(event_at, emitted_at) as observed_at
+        from row_changes
+    ) as row_changes
     left join table_column_renames
         on
             row_changes.database_name = table_column_renames.database_name
@@ -77,8 +82,7 @@ typed_changes as (
         map_entries(row_changes.column_types),
         size(filter(
             coalesce(table_column_renames.renamed_at, array()),
-            renamed_at -> coalesce(row_changes.event_at, row_changes.emitted_at) is null
-            or coalesce(row_changes.event_at, row_changes.emitted_at) <= renamed_at
+            renamed_at -> row_changes.observed_at is null or row_changes.observed_at <= renamed_at
         ))
 
 ),
