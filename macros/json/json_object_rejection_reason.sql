@@ -2,17 +2,18 @@
     exactly one JSON value, not an object, a key given twice, or a field of the wrong JSON type.
     NULL when usable. Spark's parser keeps the last of a repeated key and reads an object, array,
     number or boolean given for a string field as its text, so repeated keys and `text_fields`
-    (the strings a message is read by) are checked apart. -#}
-{% macro json_object_rejection_reason(message_json, parsed, text_fields, message_json_as_sent) -%}
+    (the strings a message is read by) are checked apart. On Spark 4 both checks read
+    `message_variant`, the message parsed once by `try_parse_json`. -#}
+{% macro json_object_rejection_reason(message_json, parsed, text_fields, message_json_as_sent, message_variant) -%}
     case
         when not {{ is_one_json_value(message_json) }} then {{ json_unparsed_reason(message_json) }}
         when {{ json_opening_char(message_json) }} != '{' then 'not_a_json_object'
         {#- Before the repeated-key check: Spark 4.1+'s variant parser rejects a lone surrogate too. #}
         when {{ json_has_lone_surrogate(message_json) }} then 'invalid_unicode_escape'
-        when {{ json_has_duplicate_key(message_json) }} then 'duplicate_key'
+        when {{ json_has_duplicate_key(message_json, message_variant) }} then 'duplicate_key'
         when {{ parsed }}._corrupt_record is not null then 'invalid_field_type'
         {%- if text_fields %}
-        when {{ json_text_field_of_other_type(message_json_as_sent, text_fields) }} then 'invalid_field_type'
+        when {{ json_text_field_of_other_type(message_json_as_sent, text_fields, message_variant) }} then 'invalid_field_type'
         {%- endif %}
     end
 {%- endmacro %}
@@ -42,11 +43,12 @@
 {%- endmacro %}
 
 
-{#- Spark's parser keeps the last of a repeated key; Spark 4's strict variant parser rejects it.
-    Spark 3.5 compares the keys of each object in the text's key skeleton, innermost objects first. -#}
-{% macro json_has_duplicate_key(json) -%}
+{#- Spark's parser keeps the last of a repeated key; Spark 4's strict variant parser rejects it
+    (`variant`: the text parsed by try_parse_json, NULL when it was rejected). Spark 3.5 compares
+    the keys of each object in the text's key skeleton, innermost objects first. -#}
+{% macro json_has_duplicate_key(json, variant) -%}
     {%- if spark_supports_variant() -%}
-        try_parse_json({{ json }}) is null
+        {{ variant }} is null
     {%- else -%}
         aggregate(
             -- A pass per nesting level: the innermost objects' keys are compared, then the objects dropped.
@@ -87,13 +89,14 @@
 
 
 {#- Spark's parser reads an object, array, number or boolean given for a string field as its text.
-    Spark 3.5 re-parses a field whose text looks like one, typed as what it looks like. -#}
-{% macro json_text_field_of_other_type(json, text_fields) -%}
+    Spark 4 asks `variant` (the text parsed by try_parse_json) each field's type; Spark 3.5
+    re-parses a field whose text looks like one, typed as what it looks like. -#}
+{% macro json_text_field_of_other_type(json, text_fields, variant) -%}
     {%- if spark_supports_variant() -%}
         exists(
             array(
                 {%- for field in text_fields %}
-                variant_get(try_parse_json({{ json }}), '$.{{ field }}'){{ ',' if not loop.last }}
+                variant_get({{ variant }}, '$.{{ field }}'){{ ',' if not loop.last }}
                 {%- endfor %}
             ),
             value -> schema_of_variant(value) not in ('STRING', 'VOID')

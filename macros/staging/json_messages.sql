@@ -13,13 +13,18 @@ select
         when is_tombstone then null
         else coalesce(
             line_rejection_reason,
-            {{ json_object_rejection_reason('message_json', 'message', text_fields, 'message_json_as_sent') }}
+            {{ json_object_rejection_reason('message_json', 'message', text_fields, 'message_json_as_sent', 'message_variant') }}
         )
     end as parse_rejection_reason
 from (
     select
         *,
         from_json({{ json_exact_numbers('message_json') }}, '{{ message_schema }}') as message
+        {%- if spark_supports_variant() %},
+        -- Parsed once for every check that asks a JSON type: its keys, its text fields. The text
+        -- as sent, whose numbers are not quoted (a quoted number would pass for a string).
+        try_parse_json(message_json_as_sent) as message_variant
+        {%- endif %}
     from (
         {%- if batches %}
         select
