@@ -1,13 +1,3 @@
-{#- A field (dot path) of a JSON text holds an object. -#}
-{% macro json_field_is_object(json, field) -%}
-    {%- if spark_supports_variant() -%}
-        schema_of_variant(variant_get(try_parse_json({{ json }}), '$.{{ field }}')) like 'OBJECT%'
-    {%- else -%}
-        {{ json_field_has_type(json, field, 'struct<>') }}
-    {%- endif -%}
-{%- endmacro %}
-
-
 {#- Spark 3.5's type probe: from_json reads the field as `spark_type`, or gives NULL when its
     JSON value is of another type. -#}
 {% macro json_field_has_type(json, field, spark_type) -%}
