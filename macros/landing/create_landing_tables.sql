@@ -225,7 +225,9 @@
     its lines, and per binary container file, its records: what the landing holds, to reconcile
     with (an empty file holds none). Lines are counted from the files by their terminators (and
     a last line without one), not through the line views, so the check does not repeat their
-    split and costs one scan; from Kafka, by the records of each read. -#}
+    split and costs one scan; by bytes, as a newline is one byte of UTF-8 and a text keeps its
+    byte length (its characters would be counted, twice); from Kafka, by the records of each
+    read. -#}
 {% macro landed_line_counts() -%}
     {%- for format in var('cdc_formats') %}
     {%- if kafka_landing() %}
@@ -237,7 +239,7 @@
         '{{ format }}' as source_format,
         _metadata.file_path as file_path,
         _metadata.file_modification_time as landed_at,
-        length(value) - length(replace(value, '\n', '')) + if(endswith(value, '\n'), 0, 1) as landed_lines
+        octet_length(value) - octet_length(replace(value, '\n', '')) + if(endswith(value, '\n'), 0, 1) as landed_lines
     from {{ landing_files_table(source(format, 'landed_lines')) }}
     where value != ''
     {%- endif %}
