@@ -189,21 +189,30 @@
 
 
 {#- Line numbers need the whole file, so the table reads files whole and the view splits them.
-    A final line terminator ends the last line; it does not start an empty one. A UTF-8 byte
-    order mark is not part of the first line. A landed file holds values only: no record key. -#}
+    A final line terminator ends the last line; it does not start an empty one (the split's
+    last, empty part is left out). A UTF-8 byte order mark is not part of the first line. Both
+    are handled on the split parts: a regular expression over the whole file first cost as
+    much as the split. A landed file holds values only: no record key. -#}
 {% macro landing_lines_view_sql(view, files_table) -%}
     create or replace view {{ view }} as
     select
-        files._metadata.file_path as file_path,
+        files.file_path,
         cast(line.pos + 1 as int) as line_number,
-        line.col as payload,
-        files._metadata.file_modification_time as landed_at,
+        if(line.pos = 0 and startswith(line.col, '\uFEFF'), substr(line.col, 2), line.col) as payload,
+        files.landed_at,
         cast(null as string) as record_key
-    from {{ files_table }} as files
+    from (
+        select
+            _metadata.file_path as file_path,
+            _metadata.file_modification_time as landed_at,
+            value,
+            split(value, '\\r?\\n') as lines
+        from {{ files_table }}
+    ) as files
     lateral view posexplode(
         case
             when files.value = '' then array()
-            else split(regexp_replace(files.value, '^\\uFEFF|\\r?\\n\\z', ''), '\\r?\\n')
+            else slice(files.lines, 1, size(files.lines) - if(endswith(files.value, '\n'), 1, 0))
         end
     ) line as pos, col
 {%- endmacro %}
