@@ -66,6 +66,13 @@ def test_credentials_type_and_connect_url() -> None:
     assert SparkpyAdapter.type() == "sparkpy"
 
 
+def test_the_poll_interval_may_be_a_fraction_of_a_second() -> None:
+    fields = {"method": "thrift", "host": "localhost", "schema": "unit"}
+    SparkpyCredentials.validate({**fields, "poll_interval": 0.2})  # dbt-spark's is an integer
+    assert SparkpyCredentials.from_dict({**fields, "poll_interval": 0.2}).poll_interval == 0.2
+    assert SparkpyCredentials.from_dict(fields).poll_interval == 1.0
+
+
 def _adapter(creds: SparkpyCredentials) -> SparkpyAdapter:
     # The adapter only reads `config.credentials` / `config.log_cache_events` here.
     config = SimpleNamespace(credentials=creds, log_cache_events=False)

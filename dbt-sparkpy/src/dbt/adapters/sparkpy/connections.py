@@ -1,9 +1,9 @@
 """Credentials and connection manager for the ``sparkpy`` adapter type.
 
-SQL still goes through dbt-spark's connection methods unchanged. Two additions:
+SQL still goes through dbt-spark's connection methods unchanged. Three additions:
 ``connect_url``, which routes Python models to a Spark Connect server instead of
-Databricks, and ``ansi_mode``, which keeps Spark's ANSI SQL mode on where dbt-spark
-turns it off.
+Databricks, ``ansi_mode``, which keeps Spark's ANSI SQL mode on where dbt-spark
+turns it off, and a ``poll_interval`` in fractions of a second.
 """
 
 import os
@@ -17,14 +17,18 @@ from dbt.adapters.spark.connections import SparkConnectionManager, SparkConnecti
 
 @dataclass
 class SparkpyCredentials(SparkCredentials):
-    """dbt-spark credentials plus an optional Spark Connect URL for Python models and a
-    switch for ANSI mode."""
+    """dbt-spark credentials plus an optional Spark Connect URL for Python models, a switch
+    for ANSI mode and a poll interval that may be a fraction."""
 
     # e.g. "sc://localhost:15002"; unset means "run Python models in this process".
     connect_url: Optional[str] = None
     # dbt-spark sends spark.sql.ansi.enabled=false with every session; true sends true, the
     # default of Spark 4 and of Databricks SQL warehouses, so a project can be run as there.
     ansi_mode: bool = False
+    # Seconds between two polls of a statement still running (thrift and http methods). dbt-spark
+    # takes whole seconds, 5 by default: each statement that outlives its first poll ends on
+    # a multiple of that.
+    poll_interval: float = 1.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
