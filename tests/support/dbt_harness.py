@@ -59,6 +59,10 @@ DATA_BUILD = ["build"]
 # A later build's data tests then read every row: only a build that ran every data test lets the
 # next read only what is new (data_tests_scope.sql).
 FACTS_BUILD = [*DATA_BUILD, "--selector", "facts"]
+# The seeds and models without their tests, for a build whose data tests the next build on the
+# same warehouse runs: those then test all this one loaded too (data_tests_scope.sql). With an
+# --exclude, dbt leaves selectors.yml's default aside: dbt's unit tests are left out by name.
+UNTESTED_BUILD = [*DATA_BUILD, "--exclude", "test_type:data", "test_type:unit"]
 
 # Builds with Spark's ANSI SQL mode on (the profile's ansi_mode), as Spark 4 and Databricks SQL
 # warehouses run by default: bad input must still be rejected with a reason, never fail a query.
