@@ -143,7 +143,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker)
         build = Build(
             f"build {step}",
             root / f"build{step}",
-            DATA_BUILD if step == 3 else UNTESTED_BUILD,
+            DATA_BUILD if lines is THIRD else UNTESTED_BUILD,
             landing.parent,
             dbt_vars=canal_only,
             schema="replica_schema_changes",
