@@ -18,13 +18,16 @@ local_spark_args() {
         --conf spark.sql.extensions=io.delta.sql.DeltaSparkSessionExtension
         --conf spark.sql.catalog.spark_catalog=org.apache.spark.sql.delta.catalog.DeltaCatalog
         --conf spark.databricks.delta.snapshotPartitions=2
+        --conf spark.databricks.delta.allFilesInCrc.enabled=false
         # Off as dbt-spark sets it for its sessions, unless CDC_SPARK_ANSI=true.
         --conf "spark.sql.ansi.enabled=${CDC_SPARK_ANSI:-false}"
         --conf "spark.sql.warehouse.dir=$state/warehouse"
         --conf "spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=$state/metastore_db;create=true"
         --conf "spark.driver.extraJavaOptions=-Dderby.system.home=$state -Dlog4j2.configurationFile=$PWD/conf/log4j2.properties"
-        # Landed files are read as they are, stale `.crc` sidecars or not (as the profile does).
+        # Landed files are read as they are, stale `.crc` sidecars or not, and Delta's log is
+        # written without them (as the profile does).
         --conf spark.hadoop.fs.file.impl=org.apache.hadoop.fs.RawLocalFileSystem
+        --conf spark.hadoop.fs.AbstractFileSystem.file.impl=org.apache.hadoop.fs.local.RawLocalFs
         # Spark 3.5's analyzer needs about 120 passes over the Debezium staging.
         --conf spark.sql.analyzer.maxIterations=200
         # Expressions interpreted where CDC_SPARK_CODEGEN=false, as the profile runs them for tests.
