@@ -135,7 +135,10 @@
     versions of an SCD type 2 replica, the live rows of one with soft deletes), its distinct
     and non-null keys among them, its rows with a value in `_overflow`, and how this run wrote
     it. The rows of the replicas this run wrote are stacked and counted in one aggregation (one
-    per replica took a shuffle each); the others keep the last listing's counts. -#}
+    per replica took a shuffle each); the others keep the last listing's counts. A replica made
+    anew this run holds the rows its one insert added: they are read from its change data feed,
+    whose reader takes the files from the commits, where a read of the table first computes the
+    table's state by Spark jobs (a few times the cost, docs/performance.md). -#}
 {% macro replica_stats_sql(listing_sql, replicas) -%}
     {%- set counted = [] -%}
     {%- for replica in replicas if replica.write != 'unchanged' or replica.noted is none -%}
@@ -180,11 +183,17 @@
                 {{ string_literal(replica.table_name) }} as table_name,
                 _primary_key as primary_key,
                 size(_overflow) > 0 as is_overflowing
+            {%- if replica.write in ['created', 'rewritten'] %}
+            from table_changes({{ string_literal(replica.relation | string) }}, 0)
+            where _change_type = 'insert'
+            {%- else %}
             from {{ replica.relation }}
+            where true
+            {%- endif %}
             {%- if replica.options.get('scd_type') == 2 %}
-            where {{ 'dbt_valid_to' if replica.options.get('column_names') == 'dbt_snapshot' else '_valid_to' }} is null
+                and {{ 'dbt_valid_to' if replica.options.get('column_names') == 'dbt_snapshot' else '_valid_to' }} is null
             {%- elif replica.options.get('deletes') == 'soft' %}
-            where not _is_deleted
+                and not _is_deleted
             {%- endif %}
             {{ 'union all' if not loop.last }}
             {%- else %}
