@@ -151,9 +151,10 @@
 {%- endmacro %}
 
 
-{#- The names of the columns any replica adds to its source columns. -#}
+{#- The names of the columns any replica adds to its source columns, and those Delta's change
+    data feed adds to its rows (a table with one of them cannot have the feed). -#}
 {% macro replica_reserved_column_names() -%}
-    {%- set names = ['_overflow'] -%}
+    {%- set names = ['_overflow', '_change_type', '_commit_version', '_commit_timestamp'] -%}
     {%- for options in [{}, {'deletes': 'soft'}, {'scd_type': 2}, {'scd_type': 2, 'column_names': 'dbt_snapshot'}] -%}
         {%- for name, expression, spark_type, description in replica_system_columns(options) -%}
             {%- do names.append(name) -%}

@@ -455,8 +455,9 @@ def test_hostile_names_inject_no_sql_every_relation_still_exists(hostile: Build,
 
 
 def test_columns_twinned_by_case_each_get_a_replica_column_named_by_the_rule(hostile: Build, results: dict) -> None:
-    """A table with columns `Twin`, `twin` and `_OVERFLOW` builds its replica (Spark ignores case
-    in names): each of them is its name, `_` and 8 hex digits of its SHA-256."""
+    """A table with columns `Twin`, `twin`, `_OVERFLOW` and `_change_type` builds its replica
+    (Spark ignores case in names; Delta refuses a change data feed to a table with a column of
+    its own, `_change_type`): each of them is its name, `_` and 8 hex digits of its SHA-256."""
     twinned = sorted(
         {
             (r["database_name"], r["table_name"])

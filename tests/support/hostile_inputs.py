@@ -697,12 +697,13 @@ def long_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[M
 
 
 # Columns that Spark, ignoring case, takes for one another or for a replica's own column.
-CASE_TWIN_IMAGE = {"Twin": "upper", "twin": "lower", "_OVERFLOW": "own"}
+CASE_TWIN_IMAGE = {"Twin": "upper", "twin": "lower", "_OVERFLOW": "own", "_change_type": "feed"}
 
 
 def case_twin_columns(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[Mutant]:
     """A row change whose columns' names differ only in case (Postgres allows "Case" beside
-    case), one of them a replica's own column's name: used verbatim, each a replica column."""
+    case), one of them a replica's own column's name and one a column Delta's change data feed
+    adds: used verbatim, each a replica column."""
     row_changes = [s for s in sources if rules.kind(s.message) == "row_change"]
 
     @st.composite
