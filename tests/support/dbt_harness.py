@@ -140,7 +140,7 @@ class Build:
         self.root.mkdir(parents=True, exist_ok=True)
         self.output_file.write_text("")
         self._profiles_dir = profiles_dir
-        self._request = self._worker.invoke(self._command(self.args), self._env(), self.output_file)
+        self._request = self._worker.invoke(self._command(self.args), self._env(), self.output_file, self.target_dir)
 
     def _env(self) -> dict[str, str]:
         env = {
@@ -205,7 +205,7 @@ class Build:
             pytest.fail(self._failure(f"`dbt {' '.join(self.args)}` failed ({answer['exception']})"))
         if self.succeeded:
             for args in self.followups:
-                request = self._worker.invoke(self._command(args), self._env(), self.output_file)
+                request = self._worker.invoke(self._command(args), self._env(), self.output_file, self.target_dir)
                 done = self._worker.answer(request, DBT_TIMEOUT_S)
                 assert done is not None and done.get("success"), self._failure(f"`dbt {' '.join(args)}`")
             if self.after is not None:
