@@ -136,9 +136,9 @@
     and non-null keys among them, its rows with a value in `_overflow`, and how this run wrote
     it. The rows of the replicas this run wrote are stacked and counted in one aggregation (one
     per replica took a shuffle each); the others keep the last listing's counts. A replica made
-    anew this run holds the rows its one insert added: they are read from its change data feed,
-    whose reader takes the files from the commits, where a read of the table first computes the
-    table's state by Spark jobs (a few times the cost, docs/performance.md). -#}
+    anew this run holds just the rows its one insert added, so they are read from its change data
+    feed, which lists them from the commit: a first read of the table would compute the table's
+    state by Spark jobs (a few times the cost, docs/performance.md). -#}
 {% macro replica_stats_sql(listing_sql, replicas) -%}
     {%- set counted = [] -%}
     {%- for replica in replicas if replica.write != 'unchanged' or replica.noted is none -%}

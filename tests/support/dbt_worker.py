@@ -101,11 +101,10 @@ class DbtWorker:
         """Gives target_dir the project as the last invocation parsed it, so that dbt parses only
         what changed since (a full parse takes seconds of Python): dbt parses in full when the
         vars, the profile or the files differ."""
-        parsed = None if self._last_target is None else self._last_target / PARTIAL_PARSE
-        if parsed is not None and parsed.exists() and self._last_target != target_dir:
+        last, self._last_target = self._last_target, target_dir
+        if last is not None and last != target_dir and (last / PARTIAL_PARSE).exists():
             target_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(parsed, target_dir / PARTIAL_PARSE)
-        self._last_target = target_dir
+            shutil.copyfile(last / PARTIAL_PARSE, target_dir / PARTIAL_PARSE)
 
     def tables(self, schema: str, names: tuple[str, ...], timeout_s: float = 600) -> dict[str, Any]:
         return self.call({"op": "tables", "schema": schema, "tables": list(names)}, timeout_s)["tables"]

@@ -696,7 +696,8 @@ def long_names(rules: FormatRules, sources: list[Source]) -> st.SearchStrategy[M
     return strategy()
 
 
-# Columns that Spark, ignoring case, takes for one another or for a replica's own column.
+# Columns that Spark, ignoring case, takes for one another or for a replica's own column, and one
+# that Delta's change data feed adds.
 CASE_TWIN_IMAGE = {"Twin": "upper", "twin": "lower", "_OVERFLOW": "own", "_change_type": "feed"}
 
 
