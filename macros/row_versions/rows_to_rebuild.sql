@@ -1,28 +1,24 @@
-{#- The rows whose versions this run builds: in an incremental run, the rows with events loaded
-    since this model last ran and the rows open at the time of a new TRUNCATE or DROP (which
-    ends them) or DROP COLUMN (which takes a value from them), each to be rebuilt from all its
-    events, so that late and out-of-order changes give what a full refresh gives; otherwise
-    every row. A DDL a rename carried (`through_renames`) is placed before the rename, which
-    opened the versions of the rows it carried: those rows are rebuilt. It reads `this`: only
-    dim_row_versions calls it. -#}
+{#- The rows an incremental run of dim_row_versions rebuilds: those with events loaded since it
+    last ran and those open at the time of a new TRUNCATE or DROP (which ends them) or DROP
+    COLUMN (which takes a value from them), each to be rebuilt from all its events, so that late
+    and out-of-order changes give what a full refresh gives. A DDL a rename carried
+    (`through_renames`) is placed before the rename, which opened the versions of the rows it
+    carried: those rows are rebuilt. It reads `this`: only dim_row_versions calls it. -#}
 {% macro rows_to_rebuild(events, resets, drops) -%}
-    {%- set new_ddl_columns = 'database_name, table_name, ordered_at, is_carried, table_incarnation, loaded_at' -%}
+    {%- set new_ddl_columns = 'database_name, table_name, ordered_at, is_carried, table_incarnation' -%}
     select
         database_name,
         table_name,
-        primary_key,
-        loaded_at
+        primary_key
     from {{ events }}
     where {{ loaded_after_this() }}
-    {%- if incremental_run() %}
 
     union all
 
     select
         versions.database_name,
         versions.table_name,
-        versions.primary_key,
-        new_ddl.loaded_at
+        versions.primary_key
     from {{ this }} as versions
     inner join (
         select {{ new_ddl_columns }} from {{ resets }} where {{ loaded_after_this() }}
@@ -39,5 +35,4 @@
                 )
                 or (new_ddl.is_carried and versions.opened_by_change_id = new_ddl.table_incarnation.change_id)
             )
-    {%- endif %}
 {%- endmacro %}

@@ -5,11 +5,11 @@
     post_hook="{{ delete_uncarried_versions() }}",
 ) }}
 
--- The history is built in steps, one CTE each, most of them a macro of macros/replica named for
--- what it gives. They stay CTEs of this one query, not models: the steps after rebuilt_rows work
--- on the rows this run rebuilds, chosen from this model's own versions. Spark inlines a CTE
--- wherever it is read, so each step reads the one before by windows, not joins back: every
--- further reader of row_events would read fct_row_changes again.
+-- The history is built in steps, one CTE each, most of them a macro of macros/row_versions
+-- named for what it gives. They stay CTEs of this one query, not models: the steps after
+-- rebuilt_row_events work on the rows this run rebuilds, chosen from this model's own versions.
+-- Spark inlines a CTE wherever it is read, so each step reads the one before by windows, not
+-- joins back: every further reader of row_events would read fct_row_changes again.
 
 -- sqlfluff:indentation:template_blocks_indent:false
 -- (the query below is the `else` of one `if`, not indented under it)
@@ -48,33 +48,14 @@ column_drops as (
 
 ),
 
--- In an incremental run, the rows with new events, or open at a new TRUNCATE, DROP or DROP
--- COLUMN, each rebuilt from all its events; otherwise every row.
-rebuilt_rows as (
-
-    {{ rows_to_rebuild('row_events', 'table_resets', 'column_drops') }}
-
-),
-
--- The tables whose rows this run rebuilds, stamped with when their newest change was loaded.
-rebuilt_tables as (
-
-    select
-        database_name,
-        table_name,
-        max(loaded_at) as loaded_at
-    from rebuilt_rows
-    group by database_name, table_name
-
-),
-
--- All the events of those rows, earlier ones included.
+-- The events of the rows this run rebuilds, earlier ones included: in an incremental run, the
+-- rows with new events, or open at a new TRUNCATE, DROP or DROP COLUMN; otherwise every row.
 rebuilt_row_events as (
 
     select *
     from row_events
     {%- if incremental_run() %}
-    left semi join rebuilt_rows
+    left semi join ({{ rows_to_rebuild('row_events', 'table_resets', 'column_drops') }}) as rebuilt_rows
         on
             row_events.database_name <=> rebuilt_rows.database_name
             and row_events.table_name <=> rebuilt_rows.table_name
@@ -147,10 +128,17 @@ select
     end as before_image_source,
     array_intersect(versions.dropped_columns, map_keys(versions.row_image)) as dropped_columns,
     versions.change_number,
-    rebuilt_tables.loaded_at
+    -- The newest load of the changes and DDL, read from the facts: a second reader of the rows
+    -- to rebuild would compute them again.
+    (
+        select max(loads.loaded_at)
+        from (
+            select loaded_at from {{ ref('fct_row_changes') }}
+            union all
+            select loaded_at from {{ ref('fct_schema_changes') }}
+        ) as loads
+    ) as loaded_at
 from versions
-inner join rebuilt_tables
-    on versions.database_name <=> rebuilt_tables.database_name and versions.table_name <=> rebuilt_tables.table_name
 where
     not versions.is_carried
     or not (coalesce(versions.next_is_carried, false) or coalesce(versions.reset.is_carried, false))
