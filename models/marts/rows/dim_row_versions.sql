@@ -13,7 +13,8 @@
 
 -- sqlfluff:indentation:template_blocks_indent:false
 -- (the query below is the `else` of one `if`, not indented under it)
-{%- if nothing_loaded_since_this([ref('fct_row_changes'), ref('fct_schema_changes')]) %}
+{%- set loaded_inputs = [ref('fct_row_changes'), ref('fct_schema_changes')] %}
+{%- if nothing_loaded_since_this(loaded_inputs) %}
 
 -- No change or DDL loaded since this model's newest version: no row to rebuild (every step
 -- below starts from what was loaded since).
@@ -128,14 +129,15 @@ select
     end as before_image_source,
     array_intersect(versions.dropped_columns, map_keys(versions.row_image)) as dropped_columns,
     versions.change_number,
-    -- The newest load of the changes and DDL, read from the facts: a second reader of the rows
-    -- to rebuild would compute them again.
+    -- The newest load of the inputs the `if` above compares this model with, so a next run with
+    -- nothing newer is idle; read from them, as a second reader of the rows to rebuild would
+    -- compute those again.
     (
         select max(loads.loaded_at)
         from (
-            select loaded_at from {{ ref('fct_row_changes') }}
-            union all
-            select loaded_at from {{ ref('fct_schema_changes') }}
+            {%- for input in loaded_inputs %}
+            select loaded_at from {{ input }}{{ ' union all' if not loop.last }}
+            {%- endfor %}
         ) as loads
     ) as loaded_at
 from versions
