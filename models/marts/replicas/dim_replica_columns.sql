@@ -1,8 +1,10 @@
 -- Every column of every source table, as its replica types it. A column's observations are its
 -- types in row changes (with its place in the message) and in DDL `tableChanges`, and its name
--- in the images of every row version (formats that carry no types), whether or not the row is
--- still there. An observation made before a RENAME COLUMN counts for the name the first rename
--- after it gave; one of a table before a RENAME TABLE counts for the table's new name too.
+-- in the images of the changes of keyed rows (formats that carry no types), whether or not the
+-- row is still there. An observation made before a RENAME COLUMN counts for the name the first
+-- rename after it gave; one of a table before a RENAME TABLE counts for the table's new name too.
+-- The images are read from the row changes, not from dim_row_versions' images (the same names),
+-- so that this model and dim_row_versions build side by side.
 {%- set binary_formats = formats_with('binary') %}
 {%- set whole_schema_formats = formats_with('whole_schema') %}
 with
@@ -16,8 +18,8 @@ table_renames as (
 row_changes as (
 
     {{ through_renames(ref('fct_row_changes'), 'table_renames', [
-        'source_format', 'database_name', 'table_name', 'column_types', 'event_at', 'emitted_at', 'source_position',
-        'landed_at', 'file_path', 'line_number', 'message_index', 'row_index',
+        'source_format', 'database_name', 'table_name', 'primary_key', 'column_types', 'after_image', 'event_at',
+        'emitted_at', 'source_position', 'landed_at', 'file_path', 'line_number', 'message_index', 'row_index',
     ]) }}
 
 ),
@@ -51,7 +53,8 @@ table_column_renames as (
 
 -- The row changes of a table summed up by their types (in their order) and the number of the
 -- table's column renames at or after them: changes alike in both name their columns alike, so
--- a few rows are exploded into columns, not one per change.
+-- a few rows are exploded into columns, not one per change. With each, the column names in the
+-- images of its changes of keyed rows (the rows dim_row_versions keeps).
 typed_changes as (
 
     select
@@ -64,7 +67,10 @@ typed_changes as (
         -- The change's place in its source (its position, then its time and arrival), where its
         -- types list every column the table then has.
         max(if({{ is_in('row_changes.source_format', whole_schema_formats) }}, {{ source_order() }}, null))
-            as observed_place
+            as observed_place,
+        array_distinct(flatten(collect_set(map_keys(row_changes.after_image)) filter (
+            where row_changes.primary_key is not null
+        ))) as image_columns
     from (
         select
             *,
@@ -89,18 +95,29 @@ typed_changes as (
 
 observations as (
 
+    -- A summed-up change's types, each with its place in the message; then the names in its
+    -- images, which tell neither type, place nor time.
     select
-        source_format,
+        if(observed.is_typed, source_format, null) as source_format,
         database_name,
         table_name,
-        column_type.key as column_name,
-        column_type.value as source_type,
-        first_observed_at,
-        last_observed_at,
-        position + 1 as ordinal_position,
-        observed_place
+        observed.column_name,
+        observed.source_type,
+        if(observed.is_typed, first_observed_at, null) as first_observed_at,
+        if(observed.is_typed, last_observed_at, null) as last_observed_at,
+        observed.ordinal_position,
+        if(observed.is_typed, observed_place, null) as observed_place
     from typed_changes
-        lateral view posexplode(column_types) as position, column_type
+        lateral view inline(concat(
+            transform(coalesce(column_types, array()), (column_type, position) -> named_struct(
+                'column_name', column_type.key, 'source_type', column_type.value, 'ordinal_position', position + 1,
+                'is_typed', true
+            )),
+            transform(image_columns, column_name -> named_struct(
+                'column_name', column_name, 'source_type', cast(null as string), 'ordinal_position', cast(null as int),
+                'is_typed', false
+            ))
+        )) observed as column_name, source_type, ordinal_position, is_typed
 
     union all
 
@@ -116,29 +133,6 @@ observations as (
         null as observed_place
     from schema_changes
         lateral view explode(table_columns) as table_column
-
-    union all
-
-    select
-        null as source_format,
-        database_name,
-        table_name,
-        column_name,
-        null as source_type,
-        null as first_observed_at,
-        null as last_observed_at,
-        null as ordinal_position,
-        null as observed_place
-    from (
-        -- A table's versions have few distinct column sets.
-        select
-            database_name,
-            table_name,
-            array_distinct(flatten(collect_set(map_keys(row_image)))) as column_names
-        from {{ ref('dim_row_versions') }}
-        group by database_name, table_name
-    ) as versions
-        lateral view explode(column_names) as column_name
 
 ),
 
