@@ -85,9 +85,11 @@
 
 
 {#- Unix microseconds of the oldest file of the formats' landings (read as lines or as
-    containers) whose path `loaded` (a query giving file_path) does not give; none when it gives
-    them all. From the folders' listings: no file is read. -#}
-{% macro oldest_landed_file_not_in(formats, loaded) -%}
+    containers, or as those of `read_as` only) whose path `loaded` (a query giving file_path)
+    does not give; none when it gives them all. From the folders' listings: no file is read.
+    Asked once per run and question: a model asks it when it compiles and again when it runs
+    (`nothing_new_for_this`), before it loads anything. -#}
+{% macro oldest_landed_file_not_in(formats, loaded, read_as=['lines', 'containers']) -%}
     {%- set query -%}
         select unix_micros(min(listed.modified_at))
         from (
@@ -95,13 +97,15 @@
             {%- set landing = landing_globs(format) %}
             select path as file_path, modificationTime as modified_at
             from {{ landing_listing_table(landing_source(format, 'landed_lines')) }}
-            where {{ glob_matches('path', landing.lines or '*') }} or {{ glob_matches('path', landing.containers) }}
+            where
+                {{ glob_matches('path', landing.lines or '*') if 'lines' in read_as else 'false' }}
+                or {{ glob_matches('path', landing.containers) if 'containers' in read_as else 'false' }}
             {{- ' union all' if not loop.last }}
             {%- endfor %}
         ) as listed
         left anti join ({{ loaded }}) as loaded on listed.file_path = loaded.file_path
     {%- endset -%}
-    {{ return(run_query(query).columns[0].values()[0]) }}
+    {{ return(query_rows_once(query)[0][0]) }}
 {%- endmacro %}
 
 

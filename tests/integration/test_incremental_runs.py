@@ -73,6 +73,9 @@ class Runs:
     parts: list[list[Path]]  # landed files per part (paths under landing)
     redelivered: tuple[Path, Path]  # (original, copy)
     killed_output: str  # dbt's output up to the kill
+    # Model name -> dbt's message for it, in step 3 (the catch-up), step 4 and step 5.
+    messages: dict[str, dict[str, str]]
+    incremental_models: set[str]
     after_part_3: dict[str, list[dict[str, Any]]]
     after_part_3_tests: dict[str, str]  # the compiled SQL of step 4's data tests, by name
     rerun: dict[str, list[dict[str, Any]]]  # the marts and the staged tables
@@ -184,7 +187,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
     run(DATA_BUILD)
     landed.append(_land(parts[1], generated, landing))
     killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
-    run(["run"])
+    catch_up = run(["run"])
     landed.append(_land(parts[2], generated, landing))
     original = next(path for path in landed[0] if path.parent.name == REDELIVERED_FORMAT)
     copy = original.with_name(REDELIVERED_NAME)
@@ -198,6 +201,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         if node["resource_type"] == "test" and "compiled_code" in node
     }
     rerun_build = run(["run"])
+    messages = {
+        "catch_up": catch_up.model_messages(),
+        "part_3": build_after_part_3.model_messages(),
+        "rerun": rerun_build.model_messages(),
+    }
+    incremental_models = {
+        node["name"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["config"]["materialized"] == "incremental"
+    }
     rerun = {name: table["rows"] for name, table in rerun_build.tables(MARTS + STAGED_TABLES).items()}
     rerun_replicas = _replicas(rerun_build)
     rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
@@ -211,6 +224,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         landed,
         (original, copy),
         killed_output,
+        messages,
+        incremental_models,
         after_part_3,
         after_part_3_tests,
         rerun,
@@ -337,6 +352,27 @@ def test_rerun_with_no_new_data_plans_no_row_version(runs: Runs) -> None:
     # them unchanged), not the whole history planned and run to find nothing to merge.
     query = [line for line in runs.rerun_row_versions_sql.splitlines() if line.strip() and not line.startswith("--")]
     assert query == [f"select * from {SCHEMA}.dim_row_versions where false"]
+
+
+def test_a_run_leaves_the_models_with_nothing_new_as_they_are(runs: Runs) -> None:
+    """An incremental model none of whose inputs holds anything new is not run (not planned,
+    and for a Python model not executed), and a table built from the same inputs is kept
+    (macros/incremental/)."""
+    skipped = {name for name, message in runs.messages["rerun"].items() if message == "NOTHING NEW"}
+    # These keep some of their input's rows: after a load that gave them none (no rejection, no
+    # DDL), their newest is older than their input's, and they run to find none.
+    assert skipped >= runs.incremental_models - {"fct_rejected_messages", "int_schema_changes"}
+    # A table built from the same query over inputs with nothing new is kept; one that reads the
+    # landing is built again.
+    tables = {"fct_replica_changes", "dim_replica_columns", "dim_keyless_tables", "fct_landed_files"}
+    kept = {name for name in tables if runs.messages["rerun"][name] == "UNCHANGED"}
+    assert kept == tables - {"fct_landed_files"}
+    # After the kill, the staged models had loaded part 2: only what came after them runs.
+    caught_up = {name for name, message in runs.messages["catch_up"].items() if message != "NOTHING NEW"}
+    assert set(STAGED_TABLES) & caught_up == set()
+    assert {"fct_row_changes", "dim_row_versions", "fct_message_reconciliation"} <= caught_up
+    # Part 3 is new to every format: none is left as it was.
+    assert not {"NOTHING NEW", "UNCHANGED"} & set(runs.messages["part_3"].values())
 
 
 def test_killed_build_then_rerun_gives_the_marts_of_an_uninterrupted_run(runs: Runs) -> None:

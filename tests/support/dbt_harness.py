@@ -240,6 +240,16 @@ class Build:
             if not result["unique_id"].startswith("exposure.")
         }
 
+    def model_messages(self) -> dict[str, str]:
+        """Model name -> the message dbt reports for it (its adapter response): `NOTHING NEW`
+        for an incremental model a run left as it was (macros/incremental/)."""
+        results = json.loads((self.target_dir / "run_results.json").read_text())
+        return {
+            result["unique_id"].split(".")[-1]: result["adapter_response"].get("_message", "")
+            for result in results["results"]
+            if result["unique_id"].startswith("model.")
+        }
+
     def marts(self) -> dict[str, list[dict[str, Any]]]:
         """The marts' rows, read once after dbt is done; timestamps as aware UTC datetimes."""
         if self._marts is None:

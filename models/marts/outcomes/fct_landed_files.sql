@@ -1,6 +1,8 @@
 -- Every file under each format's landing folder, subfolders included, and what became of it. The
 -- folders' listings (registered with the landing sources, not sources themselves: they feed no
--- staging) read no file's content: the cost follows the number of files.
+-- staging) read no file's content: the cost follows the number of files. A plain table, built
+-- every run: the listings are no input dbt knows of.
+{{ config(materialized='table') }}
 with
 
 listed as (
