@@ -56,7 +56,9 @@ rebuilt_row_events as (
     select *
     from row_events
     {%- if incremental_run() %}
-    left semi join ({{ rows_to_rebuild('row_events', 'table_resets', 'column_drops') }}) as rebuilt_rows
+    left semi join (
+        {{ rows_to_rebuild(ref('fct_row_changes'), ref('fct_schema_changes'), 'table_renames', 'table_resets', 'column_drops') }}
+    ) as rebuilt_rows
         on
             row_events.database_name <=> rebuilt_rows.database_name
             and row_events.table_name <=> rebuilt_rows.table_name
