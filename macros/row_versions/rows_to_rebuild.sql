@@ -6,11 +6,32 @@
     carried: those rows are rebuilt. It reads `this`: only dim_row_versions calls it. -#}
 {% macro rows_to_rebuild(row_changes, schema_changes, renames, resets, drops) -%}
     {%- set new_ddl_columns = 'database_name, table_name, ordered_at, is_carried, table_incarnation' -%}
+    {#- New events come from the changes loaded since (Delta skips older files) and, in a
+        database where a rename was loaded since, from every change of a table ever renamed
+        there: the rename carries their rows to a new name, along each hop of a chain
+        (`through_renames` gives those events the rename's load time). -#}
+    {%- set renamed -%}
+        select distinct database_name, previous_table_name
+        from {{ schema_changes }}
+        where previous_table_name is not null and database_name in (
+            select database_name from {{ schema_changes }} where previous_table_name is not null and {{ loaded_after_this() }}
+        )
+    {%- endset -%}
+    {%- set carried = [] -%}
+    {%- for database_name, table_name in run_query(renamed) -%}
+        {%- do carried.append('(' ~ string_literal(database_name) ~ ', ' ~ string_literal(table_name) ~ ')') -%}
+    {%- endfor -%}
+    {%- set changes -%}
+        (
+            select * from {{ row_changes }}
+            where {{ loaded_after_this() }}{{ ' or (database_name, table_name) in (' ~ carried | join(', ') ~ ')' if carried }}
+        )
+    {%- endset -%}
     select
         database_name,
         table_name,
         primary_key
-    from ({{ row_events(new_and_carried_changes(row_changes, schema_changes), renames) }}) as events
+    from ({{ row_events(changes, renames) }}) as events
     where {{ loaded_after_this() }}
 
     union all
@@ -35,27 +56,4 @@
                 )
                 or (new_ddl.is_carried and versions.opened_by_change_id = new_ddl.table_incarnation.change_id)
             )
-{%- endmacro %}
-
-
-{#- The changes loaded after this model's newest, read by their `loaded_at` (Delta skips the
-    files of earlier loads), and, in a database where a rename was loaded since, those of every
-    table ever renamed there: the rename carries their rows to a new name, along every hop of a
-    chain (`through_renames` gives those events the rename's load time). -#}
-{% macro new_and_carried_changes(row_changes, schema_changes) -%}
-    {%- set renamed -%}
-        select distinct database_name, previous_table_name
-        from {{ schema_changes }}
-        where previous_table_name is not null and database_name in (
-            select database_name from {{ schema_changes }} where previous_table_name is not null and {{ loaded_after_this() }}
-        )
-    {%- endset -%}
-    {%- set tables = [] -%}
-    {%- for database_name, table_name in run_query(renamed) -%}
-        {%- do tables.append('(' ~ string_literal(database_name) ~ ', ' ~ string_literal(table_name) ~ ')') -%}
-    {%- endfor -%}
-    (
-        select * from {{ row_changes }}
-        where {{ loaded_after_this() }}{{ ' or (database_name, table_name) in (' ~ tables | join(', ') ~ ')' if tables }}
-    )
 {%- endmacro %}
