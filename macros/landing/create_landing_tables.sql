@@ -12,11 +12,12 @@
     without a landing root (`dbt compile`, `dbt docs generate`) defines nothing. -#}
 {% macro create_landing_tables() %}
     {%- if execute and flags.INTROSPECT is not false and (var('landing_root') or kafka_landing()) -%}
-        {%- set tables = {} -%}
+        {#- Each format's tables (qualified name to DDL), in the order they are made. -#}
+        {%- set formats = {} -%}
         {%- if kafka_landing() -%}
             {%- set landing_root = 'Kafka (' ~ var('kafka_bootstrap_servers') ~ ')' -%}
             {%- for format in var('cdc_formats') -%}
-                {%- do tables.update(kafka_landing_view_definitions(format)) -%}
+                {%- do formats.update({format: kafka_landing_view_definitions(format)}) -%}
             {%- endfor -%}
         {%- else -%}
             {%- set landing_root = absolute_path(var('landing_root')) -%}
@@ -24,7 +25,7 @@
             {%- for format, landing in var('cdc_formats').items() -%}
                 {%- set folder = landing_root ~ '/' ~ format -%}
                 {%- set lines = landing_source(format, 'landed_lines') -%}
-                {%- do tables.update(landing_table_definitions(lines, folder, landing.lines)) -%}
+                {%- set tables = landing_table_definitions(lines, folder, landing.lines) -%}
                 {%- do tables.update({
                     landing_listing_table(lines): landing_files_table_sql(landing_listing_table(lines), folder, data_source='binaryFile')
                 }) -%}
@@ -33,8 +34,11 @@
                         landing_source(format, 'landed_container_files'), folder, landing.containers, 'binaryFile'
                     )) -%}
                 {%- endif -%}
+                {%- do formats.update({format: tables}) -%}
             {%- endfor -%}
         {%- endif -%}
+        {%- set tables = {} -%}
+        {%- for definitions in formats.values() %}{% do tables.update(definitions) %}{% endfor -%}
         {%- set digest = local_md5(tables.values() | join(';')) -%}
         {%- set schemas = [] -%}
         {%- for name in tables if name.split('.')[0] not in schemas -%}
@@ -42,6 +46,8 @@
             {%- do run_query('create schema if not exists ' ~ schemas[-1]) -%}
         {%- endfor -%}
         {%- set redefine = flags.FULL_REFRESH or not landing_tables_are_defined(schemas, tables, digest) -%}
+        {#- One batch of statements per format, the formats side by side. -#}
+        {%- set batches = [] -%}
         {%- if redefine -%}
             {#- What held a name before may be a table or a view (a landing of files or of Kafka),
                 each dropped its way. The landed Kafka records are kept: they are the landing, as
@@ -52,26 +58,31 @@
                     {%- do views.append((schema ~ '.' ~ row[1]) | lower) -%}
                 {%- endfor -%}
             {%- endfor -%}
-            {%- for name in tables -%}
-                {%- do run_query(('drop view if exists ' if name | lower in views else 'drop table if exists ') ~ name) -%}
-            {%- endfor -%}
-            {%- if kafka_landing() -%}
-                {%- for format in var('cdc_formats') -%}
-                    {%- do run_query(kafka_records_table_sql(kafka_records_table(landing_source(format, 'landed_lines')))) -%}
+            {%- for format, definitions in formats.items() -%}
+                {%- set batch = [] -%}
+                {%- for name in definitions -%}
+                    {%- do batch.append(('drop view if exists ' if name | lower in views else 'drop table if exists ') ~ name) -%}
                 {%- endfor -%}
-            {%- endif -%}
-            {%- for definition in tables.values() -%}
-                {%- do run_query(definition) -%}
+                {%- if kafka_landing() -%}
+                    {%- do batch.append(kafka_records_table_sql(kafka_records_table(landing_source(format, 'landed_lines')))) -%}
+                {%- endif -%}
+                {%- do batches.append(batch + definitions.values() | list) -%}
             {%- endfor -%}
+            {%- do run_side_by_side(batches) -%}
             {%- for schema in schemas -%}
                 {%- do run_query("alter schema " ~ schema ~ " set dbproperties ('cdc_landing_tables' = '" ~ digest ~ "')") -%}
             {%- endfor -%}
         {%- else -%}
             {#- A session that read a table before (dbt invoked again in the same Python process)
                 keeps the file listing it made then, until refreshed. -#}
-            {%- for name, definition in tables.items() if definition.startswith('create table') -%}
-                {%- do run_query('refresh table ' ~ name) -%}
+            {%- for definitions in formats.values() -%}
+                {%- set batch = [] -%}
+                {%- for name, definition in definitions.items() if definition.startswith('create table') -%}
+                    {%- do batch.append('refresh table ' ~ name) -%}
+                {%- endfor -%}
+                {%- do batches.append(batch) -%}
             {%- endfor -%}
+            {%- do run_side_by_side(batches) -%}
         {%- endif -%}
         {{- log('Landing tables ' ~ ('defined' if redefine else 'already defined') ~ ' over ' ~ landing_root, info=true) -}}
     {%- endif -%}

@@ -1,8 +1,8 @@
 {#- The materialization of dim_replica_tables. The model's query lists the tables to replicate;
-    each gets a Delta table, written by `write_replica`. The model's table is the listing with
-    what each replica holds now and how this run wrote it (`replica_stats_sql`), for the data
-    tests and for the next run. Relations left in the replica schema by tables no longer listed
-    are dropped. -#}
+    each gets a Delta table, written as `replica_writes` says. The model's table is the listing
+    with what each replica holds now and how this run wrote it (`replica_stats_sql`), for the
+    data tests and for the next run. Relations left in the replica schema by tables no longer
+    listed are dropped. -#}
 {% materialization replicas, default %}
     {%- set existing = load_cached_relation(this) -%}
     {%- set target_relation = this.incorporate(type='table') -%}
@@ -38,9 +38,11 @@
         {%- endfor -%}
         {%- set loads = loads | reject('none') | list -%}
         {%- do replica.update({'loaded_through': loads | max if loads else none, 'noted': noted.get(name)}) -%}
-        {%- do replica.update({'write': write_replica(replica)}) -%}
+        {%- do replica.update(replica_writes(replica)) -%}
         {%- do replicas.append(replica) -%}
     {%- endfor -%}
+    {#- Each replica's statements in order, the replicas side by side. -#}
+    {%- do run_side_by_side(replicas | map(attribute='statements') | list) -%}
 
     {%- if existing is not none -%}{% do adapter.drop_relation(existing) %}{%- endif -%}
     {%- call statement('main') -%}
@@ -83,16 +85,17 @@
 {%- endmacro %}
 
 
-{#- Writes `replica`, whose table's versions (under its name or an earlier one) were loaded up
-    to `replica.loaded_through` (unix microseconds; none when it has none); `replica.noted` is
-    the last run's listing of it.
+{#- How to write `replica`, whose table's versions (under its name or an earlier one) were
+    loaded up to `replica.loaded_through` (unix microseconds; none when it has none);
+    `replica.noted` is the last run's listing of it: `write`, how (`created`, `rewritten`,
+    `merged` or `unchanged`), and the `statements` that do it.
     Made anew when missing, under --full-refresh, or when its options changed or a column's
-    type did beyond what Delta widens in place (logged). Otherwise its columns follow the DDL
-    (`replica_schema_changes`; unless the listing notes the same definition), then a MERGE writes the rows of the keys with
-    versions loaded since the listing's `loaded_through`, or the replica's newest `_loaded_at`
-    (a run stopped before writing the listing). Says how: `created`, `rewritten`, `merged`
-    or `unchanged`. -#}
-{% macro write_replica(replica) -%}
+    type did beyond what Delta widens in place (the old table dropped here, logged). Otherwise
+    its columns follow the DDL (`replica_schema_changes`; unless the listing notes the same
+    definition), then a MERGE writes the rows of the keys with versions loaded since the
+    listing's `loaded_through`, or the replica's newest `_loaded_at` (a run stopped before
+    writing the listing). -#}
+{% macro replica_writes(replica) -%}
     {%- set noted = replica.noted -%}
     {%- set found = adapter.get_relation(database=replica.relation.database, schema=replica.relation.schema, identifier=replica.relation.identifier) -%}
     {%- set changes = none -%}
@@ -110,15 +113,12 @@
             {%- do adapter.drop_relation(found) -%}
             {%- do log('Replica ' ~ replica.relation ~ ' made anew: a full refresh, or its options changed or a column\'s type did beyond what Delta widens in place.', info=True) -%}
         {%- endif -%}
-        {%- for statement in replica_create_statements(replica) %}{% do run_query(statement) %}{% endfor -%}
-        {{ return('created' if found is none else 'rewritten') }}
+        {{ return({'write': 'created' if found is none else 'rewritten', 'statements': replica_create_statements(replica)}) }}
     {%- endif -%}
-    {%- for statement in changes %}{% do run_query(statement) %}{% endfor -%}
     {%- if replica.loaded_through is none or applied is not none and replica.loaded_through <= applied -%}
-        {{ return('unchanged') }}
+        {{ return({'write': 'unchanged', 'statements': changes}) }}
     {%- endif -%}
-    {%- do run_query(replica_merge_sql(replica, applied)) -%}
-    {{ return('merged') }}
+    {{ return({'write': 'merged', 'statements': changes + [replica_merge_sql(replica, applied)]}) }}
 {%- endmacro %}
 
 

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -74,8 +75,8 @@ def test_the_poll_interval_may_be_a_fraction_of_a_second() -> None:
 
 
 def _adapter(creds: SparkpyCredentials) -> SparkpyAdapter:
-    # The adapter only reads `config.credentials` / `config.log_cache_events` here.
-    config = SimpleNamespace(credentials=creds, log_cache_events=False)
+    # The adapter only reads `config.credentials` / `log_cache_events` / `threads` here.
+    config = SimpleNamespace(credentials=creds, log_cache_events=False, threads=2)
     return SparkpyAdapter(config, multiprocessing.get_context("spawn"))
 
 
@@ -107,6 +108,38 @@ def test_a_query_runs_once_per_run() -> None:
     assert adapter.query_rows_once("select version()") == [("value of select version()", "second column")]
     assert adapter.query_rows_once("show functions like 'none'") == []
     assert asked == [("select version()", True), ("show functions like 'none'", True)]
+
+
+def test_batches_run_in_order_side_by_side(spark: SparkSession) -> None:
+    adapter = _adapter(_creds())
+    # Each batch's first statement waits for the other's: one after another, it would time out.
+    both_started = threading.Barrier(2, timeout=60)
+    execute = adapter.execute
+
+    def first_waits_for_the_other(sql: str, **kwargs: Any) -> Any:
+        if sql.startswith("create"):
+            both_started.wait()
+        return execute(sql, **kwargs)
+
+    adapter.execute = first_waits_for_the_other  # type: ignore[method-assign]
+    spark.sql("create schema if not exists side")
+    with adapter.connection_named("model.probe"):
+        adapter.run_side_by_side(
+            [
+                [
+                    "create table side.a (x int) using parquet",
+                    "insert into side.a values (1)",
+                    "insert into side.a values (2)",
+                ],
+                ["create table side.b (x int) using parquet", "insert into side.b select x * 10 from side.b"],
+            ]
+        )
+        with pytest.raises(DbtRuntimeError, match="TABLE_OR_VIEW_NOT_FOUND"):
+            adapter.run_side_by_side([["insert into side.a values (3)"], ["select * from side.missing"]])
+    assert sorted(r.x for r in spark.table("side.a").collect()) == [1, 2, 3]
+    assert spark.table("side.b").count() == 0
+    # The side connections are gone with their threads; the node's own is left.
+    assert [c.name for c in adapter.connections.thread_connections.values()] == ["model.probe"]
 
 
 def test_ansi_mode_is_off_unless_the_profile_turns_it_on() -> None:

@@ -1,5 +1,6 @@
 """The ``sparkpy`` adapter: dbt-spark plus an in-process/Spark Connect Python runner."""
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Type
 
 from dbt.adapters.base import BaseRelation, PythonJobHelper, available
@@ -47,6 +48,26 @@ class SparkpyAdapter(SparkAdapter):
             _, table = self.execute(sql, fetch=True)
             self._rows_once[sql] = [tuple(row) for row in table.rows]
         return self._rows_once[sql]
+
+    @available
+    def run_side_by_side(self, batches: List[List[str]]) -> None:
+        """Runs each batch's statements in order, the batches side by side, as many at a time as
+        the target has threads, each on a connection of its own: one statement's planning and
+        commit (on the driver, one core) overlap another's. Raises the first failure."""
+        name = self.connections.get_thread_connection().name
+
+        def run(batch: List[str]) -> None:
+            self.connections.set_connection_name(f"{name} (side by side)")
+            try:
+                for sql in batch:
+                    self.execute(sql)
+            finally:
+                self.connections.release()
+                self.connections.clear_thread_connection()
+
+        with ThreadPoolExecutor(max_workers=self.config.threads) as pool:
+            for _ in pool.map(run, batches):
+                pass
 
     @available
     def missing_paths(self, paths: List[str]) -> Optional[List[str]]:
