@@ -86,7 +86,8 @@ $(INSTALLEDDBX): Makefile
 run: setup
 	$(BIN)/dbt build $(if $(LANDING_ROOT),--vars '{landing_root: "$(LANDING_ROOT)"}')
 
-# The bundled samples, named: the project has no default landing root.
+# The bundled samples, named: the project has no default landing root. A build over a few
+# hundred lines, run as the tests run theirs (below).
 demo: setup
 	$(BIN)/dbt build --vars '{landing_root: samples/landing}'
 	$(BIN)/dbt docs generate
@@ -115,23 +116,23 @@ test-installs:
 test-fast: $(PROJECT)
 	$(MAKE) --jobs=2 --output-sync=target lint test-unit test-dbt-unit
 
-# Tests' JVMs live minutes over small data, too short for C2's compilations to pay back: without
-# them the JVMs take about a third less CPU time (docs/performance.md#the-test-suite). C1 alone
-# fills the default code cache with the staging models' generated code: a larger one. `make
-# bench` keeps C2: its builds are long, and so does test-spark35: Spark 3.5's JVMs are quicker
-# with it.
+# Tests' JVMs, and the demo's, live a minute or a few over small data, too short for C2's
+# compilations to pay back: without them the JVMs take about a third less CPU time
+# (docs/performance.md#the-test-suite). C1 alone fills the default code cache with the staging
+# models' generated code: a larger one. `make run` and `make bench` keep C2: their builds are
+# long, and so does test-spark35: Spark 3.5's JVMs are quicker with it.
 C1_ONLY := -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m
 # For the same reason they run Spark's expressions interpreted, without generated code (the
 # profile's CDC_SPARK_CODEGEN), Spark 3.5's too. One build runs the generated code production
 # runs: the equivalence test's Thrift server runs Spark 4 as production does (every model over
 # every format); so does `make bench`.
-test-fast test-unit test-dbt-unit test-integration test-spark35 test-conformance: export CDC_SPARK_CODEGEN := false
+test-fast test-unit test-dbt-unit test-integration test-spark35 test-conformance demo: export CDC_SPARK_CODEGEN := false
 # These JVMs (Spark's, the Thrift server's, the broker's) also collect garbage on one thread, as
 # suits small heaps on two cores, and skip verifying the bytecode of their jars, which Maven
 # fetched against their checksums or the pyspark wheel ships: less CPU for the same build with C1
 # (with C2, as test-spark35 runs, no clear gain was measured: docs/performance.md#the-test-suite).
-TEST_JVM := -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote
-lint test-unit test-dbt-unit test-integration test-conformance: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(TEST_JVM) $(C1_ONLY)
+SMALL_DATA_JVM := -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote
+lint test-unit test-dbt-unit test-integration test-conformance demo: export JDK_JAVA_OPTIONS := $(JDK_JAVA_OPTIONS) $(SMALL_DATA_JVM) $(C1_ONLY)
 
 # sqlfluff's dbt templater compiles against a warehouse of its own: one a build left would have
 # it lint the incremental branches, which a fresh clone never sees.
