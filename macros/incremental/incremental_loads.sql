@@ -64,7 +64,7 @@
     {%- if kafka_landing() %}{% do ref('base_kafka__reads') %}{% endif -%}
     {%- set incremental = incremental_run() -%}
     {%- if incremental -%}
-        {%- set loaded = 'select distinct file_path from ' ~ this -%}
+        {%- set loaded = held_file_paths() -%}
         {%- set since = oldest_landed_file_not_in([landing_format(landing)], loaded) -%}
     {%- endif %}
     select landed.* from (
@@ -81,6 +81,14 @@
         on landed.file_path = loaded.file_path
     where {{ not_before_micros('landed.landed_at', since) }}
     {%- endif %}
+{%- endmacro %}
+
+
+{#- The query of the distinct landed files' paths this model holds: one text wherever it is
+    asked (its compile, `nothing_new_for_this`), so that `oldest_landed_file_not_in` answers it
+    once. -#}
+{% macro held_file_paths() -%}
+    {{ return('select distinct file_path from ' ~ this) }}
 {%- endmacro %}
 
 

@@ -79,8 +79,7 @@
         {%- set node = graph.nodes.get(unique_id) or graph.sources.get(unique_id) -%}
         {%- set landing = {'landed_lines': ['lines', 'containers'], 'landed_container_files': ['containers']}.get(node.name) -%}
         {%- if node.resource_type == 'source' and landing and holds_landed_files -%}
-            {%- set held = 'select distinct file_path from ' ~ this -%}
-            {%- if oldest_landed_file_not_in([node.source_name], held, landing) is not none %}{{ return(none) }}{% endif -%}
+            {%- if oldest_landed_file_not_in([node.source_name], held_file_paths(), landing) is not none %}{{ return(none) }}{% endif -%}
         {%- elif node.resource_type == 'model' and node.config.materialized == 'view' -%}
             {%- set upstream = loaded_inputs(node.depends_on.nodes, seeds=seeds) -%}
             {%- if upstream is none %}{{ return(none) }}{% endif -%}
