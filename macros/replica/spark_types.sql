@@ -1,28 +1,34 @@
-{#- (source_type, spark_type) for every distinct `source_type` of `observations`: the first rule
-    of `mapping` (the seed source_type_spark_types) whose pattern the type matches. A rule's
-    `decimal` takes the type's own precision and scale: a decimal wider than Spark's 38 digits
-    is a string, so no value is lost, and one without them (OMS and DTS name the type only)
-    says nothing (null), leaving the type to other observations. A type no rule matches is a
-    string. -#}
-{% macro spark_types_of_source_types(observations, mapping) -%}
+{#- `observations` with `spark_type`, their `source_type`'s: the first rule of `mapping` (the
+    seed source_type_spark_types) whose pattern the type matches. A rule's `decimal` takes the
+    type's own precision and scale: a decimal wider than Spark's 38 digits is a string, so no
+    value is lost, and one without them (OMS and DTS name the type only) says nothing (null),
+    leaving the type to other observations. A type no rule matches is a string; no type, null.
+    The rules are one array beside each row, not a join of distinct types back to the rows:
+    Spark would compute the observations again for that join. -#}
+{% macro with_spark_types(observations, mapping) -%}
     select
-        source_type,
+        typed.observation.*,
         case
-            when spark_type = 'decimal' and precision <= 38 then format_string('decimal(%d,%d)', precision, least(scale, precision))
-            when spark_type = 'decimal' and precision is null then null
-            when spark_type = 'decimal' then 'string'
-            else coalesce(spark_type, 'string')
+            when typed.observation.source_type is null then null
+            when typed.rule_type = 'decimal' and typed.precision <= 38
+                then format_string('decimal(%d,%d)', typed.precision, least(typed.scale, typed.precision))
+            when typed.rule_type = 'decimal' and typed.precision is null then null
+            when typed.rule_type = 'decimal' then 'string'
+            else coalesce(typed.rule_type, 'string')
         end as spark_type
     from (
         select
-            source_types.source_type,
-            min_by(mapping.spark_type, mapping.rule_order) as spark_type,
-            try_cast(regexp_extract(source_types.source_type, '\\(\\s*(\\d+)', 1) as int) as precision,
-            coalesce(try_cast(regexp_extract(source_types.source_type, '\\(\\s*\\d+\\s*,\\s*(\\d+)', 1) as int), 0) as scale
-        from (select distinct source_type from {{ observations }} where source_type is not null) as source_types
-        left join {{ mapping }} as mapping on source_types.source_type rlike mapping.source_type_pattern
-        group by source_types.source_type
-    )
+            struct(observations.*) as observation,
+            try_element_at(
+                filter(mapping.rules, rule -> observations.source_type rlike rule.source_type_pattern), 1
+            ).spark_type as rule_type,
+            try_cast(regexp_extract(observations.source_type, '\\(\\s*(\\d+)', 1) as int) as precision,
+            coalesce(try_cast(regexp_extract(observations.source_type, '\\(\\s*\\d+\\s*,\\s*(\\d+)', 1) as int), 0) as scale
+        from {{ observations }} as observations
+        cross join (
+            select array_sort(collect_list(struct(rule_order, source_type_pattern, spark_type))) as rules from {{ mapping }}
+        ) as mapping
+    ) as typed
 {%- endmacro %}
 
 

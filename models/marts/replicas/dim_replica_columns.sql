@@ -200,9 +200,10 @@ renamed as (
 
 ),
 
-spark_types as (
+-- Each with the Spark type of its source type (the seed source_type_spark_types).
+typed as (
 
-    {{ spark_types_of_source_types('renamed', ref('source_type_spark_types')) }}
+    {{ with_spark_types('renamed', ref('source_type_spark_types')) }}
 
 ),
 
@@ -218,7 +219,7 @@ placed as (
         max(last_observed_place) over (partition by source_format, database_name, table_name, column_name)
             as column_place,
         max(last_observed_place) over (partition by source_format, database_name, table_name) as newest_place
-    from renamed
+    from typed
 
 ),
 
@@ -231,8 +232,8 @@ replica_columns as (
         -- Bytes are binary where the format says which columns hold bytes and stages them
         -- as their ISO-8859-1 text (its `binary` flag in var('cdc_formats')).
         {{ common_spark_type(
-            "if(spark_types.spark_type = 'binary' and not "
-            ~ is_in('renamed.source_format', binary_formats) ~ ", 'string', spark_types.spark_type)"
+            "if(renamed.spark_type = 'binary' and not "
+            ~ is_in('renamed.source_format', binary_formats) ~ ", 'string', renamed.spark_type)"
         ) }} as spark_type,
         -- The latest; of observations at the same time (two formats of one change), the greatest.
         max_by(renamed.source_type, struct(renamed.last_observed_at, renamed.source_type)) filter (
@@ -247,7 +248,6 @@ replica_columns as (
         max(renamed.last_observed_at) as last_seen_at,
         max(renamed.newest_place.changed_at) filter (where renamed.column_place < renamed.newest_place) as unlisted_at
     from placed as renamed
-    left join spark_types on renamed.source_type = spark_types.source_type
     group by renamed.database_name, renamed.table_name, renamed.column_name
 
 )
