@@ -34,7 +34,7 @@ resets as (
 
 column_drops as (
 
-    {{ column_drops(ref('fct_schema_changes'), 'table_renames', ref('fct_row_changes')) }}
+    {{ computed_once(column_drops(ref('fct_schema_changes'), 'table_renames', ref('fct_row_changes'))) }}
 
 ),
 

@@ -9,7 +9,8 @@
 -- named for what it gives. They stay CTEs of this one query, not models: the steps after
 -- rebuilt_row_events work on the rows this run rebuilds, chosen from this model's own versions.
 -- Spark inlines a CTE wherever it is read, so each step reads the one before by windows, not
--- joins back: every further reader of row_events would read fct_row_changes again.
+-- joins back: every further reader of row_events would read fct_row_changes again. The few rows
+-- of the tables' renames, resets and column drops, which several steps read, are computed once.
 
 -- sqlfluff:indentation:template_blocks_indent:false
 -- (the query below is the `else` of one `if`, not indented under it)
@@ -27,7 +28,7 @@ with
 -- Each table name's renames: a renamed table's rows go on under its new name.
 table_renames as (
 
-    {{ table_renames(ref('fct_schema_changes')) }}
+    {{ computed_once(table_renames(ref('fct_schema_changes'))) }}
 
 ),
 
@@ -39,13 +40,13 @@ row_events as (
 
 table_resets as (
 
-    {{ table_resets(ref('fct_schema_changes'), 'table_renames') }}
+    {{ computed_once(table_resets(ref('fct_schema_changes'), 'table_renames')) }}
 
 ),
 
 column_drops as (
 
-    {{ column_drops(ref('fct_schema_changes'), 'table_renames', ref('fct_row_changes')) }}
+    {{ computed_once(column_drops(ref('fct_schema_changes'), 'table_renames', ref('fct_row_changes'))) }}
 
 ),
 
