@@ -1,10 +1,10 @@
-{#- `observations` with `spark_type`, their `source_type`'s: the first rule of `mapping` (the
-    seed source_type_spark_types) whose pattern the type matches. A rule's `decimal` takes the
-    type's own precision and scale: a decimal wider than Spark's 38 digits is a string, so no
-    value is lost, and one without them (OMS and DTS name the type only) says nothing (null),
-    leaving the type to other observations. A type no rule matches is a string; no type, null.
-    The rules are one array beside each row, not a join of distinct types back to the rows:
-    Spark would compute the observations again for that join. -#}
+{#- `observations`, each with the `spark_type` of its `source_type`: that of the first rule of
+    `mapping` (the seed source_type_spark_types) whose pattern the type matches. A rule's
+    `decimal` takes the type's own precision and scale: a decimal wider than Spark's 38 digits
+    is a string, so no value is lost, and one without them (OMS and DTS name the type only)
+    says nothing (null), leaving the type to other observations. A type no rule matches is a
+    string; no type, null. The rules are one array beside each row, not a join of distinct
+    types back to the rows: Spark would compute the observations again for that join. -#}
 {% macro with_spark_types(observations, mapping) -%}
     select
         typed.observation.*,
