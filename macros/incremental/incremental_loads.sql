@@ -28,12 +28,41 @@
 {%- endmacro %}
 
 
+{#- Unix microseconds of the newest load this model has read: its newest `loaded_at`, or, for a
+    model whose meta says `keeps_loaded_through`, the `cdc.loaded_through` its table keeps
+    (`keep_loaded_through`: a load may give such a model no row). None when it has neither. -#}
+{% macro loaded_through_this() -%}
+    {%- if not config.get('meta', {}).get('keeps_loaded_through') -%}
+        {{ return(newest_loaded_micros(this)) }}
+    {%- endif -%}
+    {%- set kept = run_query('show tblproperties ' ~ this ~ " ('cdc.loaded_through')").rows[0][1] -%}
+    {{ return(kept | int if kept.isdigit() else none) }}
+{%- endmacro %}
+
+
+{#- For a model whose meta says `keeps_loaded_through`, after a write: notes on its table the
+    newest load of the models it reads (`cdc.loaded_through`), which it has read. -#}
+{% macro keep_loaded_through() -%}
+    {%- if config.get('meta', {}).get('keeps_loaded_through') -%}
+        {%- set newest = [] -%}
+        {%- for relation in loaded_inputs(model.depends_on.nodes) or [] -%}
+            {%- do newest.append(newest_loaded_micros(relation)) -%}
+        {%- endfor -%}
+        {%- set newest = newest | reject('none') | list -%}
+        {%- if newest -%}
+            {%- do run_query('alter table ' ~ this ~ " set tblproperties ('cdc.loaded_through' = '" ~ newest | max ~ "')") -%}
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+
 {#- Whether this is an incremental run and none of `relations` holds a row loaded after the
-    newest this model holds: then a model that rebuilds from what was loaded since has nothing
-    to do, and compiles to no rows rather than plan its whole query for none. -#}
+    newest load this model has read (`loaded_through_this`): then a model that rebuilds from
+    what was loaded since has nothing to do, and compiles to no rows rather than plan its whole
+    query for none. -#}
 {% macro nothing_loaded_since_this(relations) -%}
     {%- if not incremental_run() -%}{{ return(false) }}{%- endif -%}
-    {%- set newest = newest_loaded_micros(this) -%}
+    {%- set newest = loaded_through_this() -%}
     {%- for relation in relations -%}
         {%- set upstream = newest_loaded_micros(relation) -%}
         {%- if upstream is not none and (newest is none or upstream > newest) -%}{{ return(false) }}{%- endif -%}

@@ -46,6 +46,7 @@
             {%- call statement('drop_relation') %}drop table if exists {{ increment }}{% endcall -%}
         {%- endif -%}
     {%- endif -%}
+    {%- do keep_loaded_through() -%}
     {%- do apply_grants(this, config.get('grants'), should_revoke(existing, full_refresh_mode=should_full_refresh())) -%}
     {%- do persist_docs(this, model) -%}
     {{ run_hooks(post_hooks) }}

@@ -93,6 +93,7 @@ def test_tables_are_delta_increments_append_and_row_versions_merge_on_their_key(
         "fct_rejected_messages",
         "fct_message_reconciliation",
         "dim_row_versions",
+        "fct_replica_changes",
     }
     for node in incremental:
         strategy = "merge" if node["name"] == "dim_row_versions" else "append"

@@ -13,16 +13,18 @@ pieces land in different runs is rejected as incomplete_shards (docs/incremental
 3. `dbt run`: catches up the killed run;
 4. part 3, plus a copy of a part-1 file under another name (an exact redelivery), `dbt build`;
 5. `dbt run` with no new data;
-6. `dbt run --full-refresh` over everything.
+6. `dbt run --select fct_replica_changes --full-refresh`: the same loads, made anew;
+7. `dbt run --full-refresh` over everything.
 
 Step 4 is a whole build, so the data tests (reconciliation included) run on incremental state;
 they read what was loaded since step 1, the last build whose data tests all passed: parts 2 and 3.
 
-The marts are read after steps 4, 5 and 6, and after step 5 the Delta logs of the staged and
-row-change tables (their data files' `loaded_at` statistics). `loaded_at` (when a row was
-loaded) is the only column that may differ between incremental and full-refresh builds.
+The marts are read after steps 4, 5 and 7 (fct_replica_changes after 6 too), and after step 5
+the Delta logs of the staged and row-change tables (their data files' `loaded_at` statistics).
+`loaded_at` (when a row was loaded) is the only column that may differ between incremental and
+full-refresh builds; step 6 keeps the loads, so fct_replica_changes must equal it row for row.
 
-Step 6 is also this suite's build of a generated stream on the local target with ANSI mode off
+Step 7 is also this suite's build of a generated stream on the local target with ANSI mode off
 (dbt-spark's default; the equivalence test builds one on the Thrift server with ANSI on): its
 facts are each format's as the generator expects them.
 """
@@ -85,6 +87,8 @@ class Runs:
     loaded_at_files: dict[str, list[tuple[Any, Any] | None]]
     change_feed: list[dict[str, Any]]  # fct_row_changes' Delta change data feed after step 5
     rerun_row_versions_sql: str  # dim_row_versions' query in step 5, as dbt compiled it
+    # fct_replica_changes made anew over step 5's loads (step 6).
+    replica_changes_refreshed: list[dict[str, Any]]
     full_refresh_replicas: dict[str, list[dict[str, Any]]]
 
 
@@ -217,6 +221,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
     change_feed = rerun_build.query(f"select _change_type, change_id from table_changes('{SCHEMA}.fct_row_changes', 0)")
     loaded_at_files = _loaded_at_file_stats(shared_worker.spark_dir / "warehouse" / f"{SCHEMA}.db")
     rerun_row_versions_sql = (rerun_build.target_dir / "compiled" / "cdc_lakehouse" / ROW_VERSIONS_SQL).read_text()
+    replica_changes_refreshed = run(["run", "--select", "fct_replica_changes", "--full-refresh"]).tables(
+        ("fct_replica_changes",)
+    )["fct_replica_changes"]["rows"]
     full_refresh_build = run(["run", "--full-refresh"])
     return Runs(
         generated,
@@ -234,6 +241,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         loaded_at_files,
         change_feed,
         rerun_row_versions_sql,
+        replica_changes_refreshed,
         _replicas(full_refresh_build),
     )
 
@@ -336,6 +344,14 @@ def test_each_load_s_net_changes_chain_into_the_current_rows(runs: Runs) -> None
     assert last == current
 
 
+def test_incremental_runs_give_the_replica_changes_of_a_full_refresh_over_the_same_loads(runs: Runs) -> None:
+    """Each incremental run computed again only the keys with rebuilt versions (late changes,
+    a kill and a redelivery among the loads), and left the same rows as fct_replica_changes
+    made anew over the same loads: loaded_at included."""
+    assert len({row["loaded_at"] for row in runs.replica_changes_refreshed}) >= 3
+    assert _rows(runs.rerun["fct_replica_changes"]) == _rows(runs.replica_changes_refreshed)
+
+
 @pytest.mark.parametrize("mart", MARTS)
 def test_rerun_with_no_new_data_changes_nothing(runs: Runs, mart: str) -> None:
     # loaded_at included: no row was rewritten either; the rerun wrote no replica.
@@ -364,7 +380,7 @@ def test_a_run_leaves_the_models_with_nothing_new_as_they_are(runs: Runs) -> Non
     assert skipped >= runs.incremental_models - {"fct_rejected_messages", "int_schema_changes"}
     # A table built from the same query over inputs with nothing new is kept; one that reads the
     # landing is built again.
-    tables = {"fct_replica_changes", "dim_replica_columns", "dim_keyless_tables", "fct_landed_files"}
+    tables = {"dim_replica_columns", "dim_keyless_tables", "fct_landed_files"}
     kept = {name for name in tables if runs.messages["rerun"][name] == "UNCHANGED"}
     assert kept == tables - {"fct_landed_files"}
     # After the kill, the staged models had loaded part 2: only what came after them runs.

@@ -1,3 +1,10 @@
+{{ config(
+    materialized='incremental',
+    unique_key=['database_name', 'table_name', 'primary_key', 'loaded_at'],
+    pre_hook="{{ delete_replica_changes_to_rebuild() }}",
+    meta={'keeps_loaded_through': true},
+) }}
+
 -- The net change each load made to each source row, as Delta's change data feed gives a table's
 -- changes between versions: the row as the loads before left it, and as this load leaves it. A
 -- load is the changes with one `loaded_at`. After a load, a row is what its latest change in
@@ -12,7 +19,28 @@
 {%- set dropped = "filter(map_keys({0}.row_image), column_name -> exists(coalesce(table_drops.drops[column_name], "
     ~ "array()), dropped -> dropped.loaded_at {1} loads.loaded_at and (dropped.latest_change > loads.{2} or "
     ~ "(array_contains(dropped.carried_by, loads.{2}.change_id) and array_contains({0}.dropped_columns, column_name)))))" %}
+-- An incremental run computes again the rows of the keys whose versions were rebuilt since
+-- (`replica_change_keys_to_rebuild`), which its pre-hook deletes; the others stay as they are.
+{%- set of_keys_to_rebuild = "left semi join keys_to_rebuild on {0}.database_name <=> keys_to_rebuild.database_name "
+    ~ "and {0}.table_name <=> keys_to_rebuild.table_name and {0}.primary_key = keys_to_rebuild.primary_key"
+    if incremental_run() else "" %}
 with
+{%- if incremental_run() %}
+
+keys_to_rebuild as (
+
+    {{ replica_change_keys_to_rebuild() }}
+
+),
+{%- endif %}
+
+versions as (
+
+    select versions.*
+    from {{ ref('dim_row_versions') }} as versions
+    {{ of_keys_to_rebuild.format('versions') }}
+
+),
 
 table_renames as (
 
@@ -22,7 +50,9 @@ table_renames as (
 
 row_events as (
 
-    {{ row_events(ref('fct_row_changes')) }}
+    select *
+    from ({{ row_events(ref('fct_row_changes')) }}) as events
+    {{ of_keys_to_rebuild.format('events') }}
 
 ),
 
@@ -101,7 +131,7 @@ renamed_rows as (
         versions.primary_key,
         renames.loaded_at,
         {{ row_change_order('renames') }}
-    from {{ ref('dim_row_versions') }} as versions
+    from versions
     inner join resets as renames
         on versions.opened_by_change_id = renames.change_id and renames.ddl_kind = 'RENAME'
     where versions.opened_by_operation = 'RENAME'
@@ -111,11 +141,12 @@ renamed_rows as (
 row_keys as (
 
     select
-        database_name,
-        table_name,
-        primary_key
-    from {{ ref('fct_row_changes') }}
-    where primary_key is not null
+        changes.database_name,
+        changes.table_name,
+        changes.primary_key
+    from {{ ref('fct_row_changes') }} as changes
+    {{ of_keys_to_rebuild.format('changes') }}
+    where changes.primary_key is not null
 
     union
 
@@ -233,14 +264,14 @@ load_versions as (
         {{ dropped.format('before_version', '<', 'state_before') }} as dropped_before,
         {{ dropped.format('after_version', '<=', 'state_after') }} as dropped_after
     from loads
-    left join {{ ref('dim_row_versions') }} as before_version
+    left join versions as before_version
         on
             loads.database_name = before_version.database_name
             and loads.table_name = before_version.table_name
             and loads.primary_key = before_version.primary_key
             and loads.state_before.change_id = before_version.opened_by_change_id
             and not loads.state_before.ends_row
-    left join {{ ref('dim_row_versions') }} as after_version
+    left join versions as after_version
         on
             loads.database_name = after_version.database_name
             and loads.table_name = after_version.table_name
