@@ -4,7 +4,8 @@
     net change in each load; a TRUNCATE, DROP or DROP COLUMN rewrites the versions of the rows it
     ends or changes. A key of a renamed table comes with the same key under each renamed table
     name of its database: a late change before a rename can take out a row the rename carried,
-    which leaves no version under the new name to say so. The renamed names, few, are inlined. -#}
+    which leaves no version under the new name to say so. The renamed names, few, are inlined,
+    read once per run (the model's compile and its pre-hook both ask). -#}
 {% macro replica_change_keys_to_rebuild() -%}
     {%- set renamed -%}
         select coalesce(database_name, ''), to_json(array_sort(collect_set(renamed_table_name)))
@@ -14,7 +15,7 @@
         group by 1
     {%- endset -%}
     {%- set families = [] -%}
-    {%- for database_name, table_names in run_query(renamed) -%}
+    {%- for database_name, table_names in query_rows_once(renamed) -%}
         {%- set names = [] -%}
         {%- for table_name in fromjson(table_names) %}{% do names.append(string_literal(table_name)) %}{% endfor -%}
         {%- do families.append(string_literal(database_name) ~ ', array(' ~ names | join(', ') ~ ')') -%}
