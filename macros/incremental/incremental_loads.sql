@@ -35,8 +35,8 @@
     {%- if not config.get('meta', {}).get('keeps_loaded_through') -%}
         {{ return(newest_loaded_micros(this)) }}
     {%- endif -%}
-    {%- set kept = run_query('show tblproperties ' ~ this ~ " ('cdc.loaded_through')").rows[0][1] -%}
-    {{ return(kept | int if kept.isdigit() else none) }}
+    {%- set kept = table_property(this, 'cdc.loaded_through') -%}
+    {{ return(kept | int if kept is not none else none) }}
 {%- endmacro %}
 
 
@@ -50,7 +50,7 @@
         {%- endfor -%}
         {%- set newest = newest | reject('none') | list -%}
         {%- if newest -%}
-            {%- do run_query('alter table ' ~ this ~ " set tblproperties ('cdc.loaded_through' = '" ~ newest | max ~ "')") -%}
+            {%- do set_table_property(this, 'cdc.loaded_through', newest | max) -%}
         {%- endif -%}
     {%- endif -%}
 {%- endmacro %}

@@ -6,7 +6,7 @@
     {%- set inputs = built_from() -%}
     {%- set existing = load_relation(this) -%}
     {%- if inputs and existing is not none
-        and run_query('show tblproperties ' ~ existing ~ " ('cdc.built_from')").rows[0][1] == inputs -%}
+        and table_property(existing, 'cdc.built_from') == inputs -%}
         {%- call noop_statement('main', 'UNCHANGED', 'UNCHANGED', 0) -%}
             -- {{ this }} was built from the same inputs: it is left as it is.
         {%- endcall -%}
@@ -15,7 +15,7 @@
     {%- set table = ['materialization_table_' ~ adapter.type(), 'materialization_table_spark'] | select('in', context) | first -%}
     {%- set relations = context[table]() -%}
     {%- if inputs -%}
-        {%- do run_query('alter table ' ~ this ~ " set tblproperties ('cdc.built_from' = '" ~ inputs ~ "')") -%}
+        {%- do set_table_property(this, 'cdc.built_from', inputs) -%}
     {%- endif -%}
     {{ return(relations) }}
 {%- endmaterialization %}

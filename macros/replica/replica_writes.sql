@@ -35,8 +35,7 @@
     column first seen is added (rows not written this run never had it), a renamed one renamed,
     a widened one widened, one no longer kept dropped. -#}
 {% macro replica_schema_changes(existing, replica) -%}
-    {%- set noted = run_query('show tblproperties ' ~ existing ~ " ('cdc.replica_options')").rows[0][1] -%}
-    {%- if noted != tojson(replica.options) -%}{{ return(none) }}{%- endif -%}
+    {%- if table_property(existing, 'cdc.replica_options') != tojson(replica.options) -%}{{ return(none) }}{%- endif -%}
     {%- set types = {} -%}
     {%- for column in adapter.get_columns_in_relation(existing) -%}
         {%- do types.update({column.name: column.dtype | replace(' ', '') | lower}) -%}

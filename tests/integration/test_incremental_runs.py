@@ -77,6 +77,7 @@ class Runs:
     killed_output: str  # dbt's output up to the kill
     # Model name -> dbt's message for it, in step 3 (the catch-up), step 4 and step 5.
     messages: dict[str, dict[str, str]]
+    seed_messages: dict[str, dict[str, str]]  # seed name -> dbt's message, in steps 1 and 4
     incremental_models: set[str]
     after_part_3: dict[str, list[dict[str, Any]]]
     after_part_3_tests: dict[str, str]  # the compiled SQL of step 4's data tests, by name
@@ -188,7 +189,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         return build
 
     landed = [_land(parts[0], generated, landing)]
-    run(DATA_BUILD)
+    first_build = run(DATA_BUILD)
     landed.append(_land(parts[1], generated, landing))
     killed_output = _kill_after_model(step(["run"]), profiles, KILL_AFTER)
     catch_up = run(["run"])
@@ -209,6 +210,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         "catch_up": catch_up.model_messages(),
         "part_3": build_after_part_3.model_messages(),
         "rerun": rerun_build.model_messages(),
+    }
+    seed_messages = {
+        "part_1": first_build.model_messages("seed"),
+        "part_3": build_after_part_3.model_messages("seed"),
     }
     incremental_models = {
         node["name"]
@@ -232,6 +237,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         (original, copy),
         killed_output,
         messages,
+        seed_messages,
         incremental_models,
         after_part_3,
         after_part_3_tests,
@@ -389,6 +395,16 @@ def test_a_run_leaves_the_models_with_nothing_new_as_they_are(runs: Runs) -> Non
     assert {"fct_row_changes", "dim_row_versions", "fct_message_reconciliation"} <= caught_up
     # Part 3 is new to every format: none is left as it was.
     assert not {"NOTHING NEW", "UNCHANGED"} & set(runs.messages["part_3"].values())
+
+
+def test_a_later_build_leaves_the_seeds_as_they_are(runs: Runs) -> None:
+    """The first build loads every seed; a later one leaves each as it is, its file,
+    configuration and columns unchanged (macros/incremental/seed_materialization.sql). The
+    marts of the builds in between equal the full refresh's (below), lookups included."""
+    first, later = runs.seed_messages["part_1"], runs.seed_messages["part_3"]
+    assert first and first.keys() == later.keys()
+    assert all(re.fullmatch(r"INSERT [1-9][0-9]*", message) for message in first.values()), first
+    assert set(later.values()) == {"UNCHANGED"}
 
 
 def test_killed_build_then_rerun_gives_the_marts_of_an_uninterrupted_run(runs: Runs) -> None:

@@ -240,14 +240,14 @@ class Build:
             if not result["unique_id"].startswith("exposure.")
         }
 
-    def model_messages(self) -> dict[str, str]:
-        """Model name -> the message dbt reports for it (its adapter response): `NOTHING NEW`
-        for an incremental model a run left as it was (macros/incremental/)."""
+    def model_messages(self, resource_type: str = "model") -> dict[str, str]:
+        """Model (or seed, ...) name -> the message dbt reports for it (its adapter response):
+        `NOTHING NEW` for an incremental model a run left as it was (macros/incremental/)."""
         results = json.loads((self.target_dir / "run_results.json").read_text())
         return {
             result["unique_id"].split(".")[-1]: result["adapter_response"].get("_message", "")
             for result in results["results"]
-            if result["unique_id"].startswith("model.")
+            if result["unique_id"].startswith(f"{resource_type}.")
         }
 
     def marts(self) -> dict[str, list[dict[str, Any]]]:
