@@ -207,13 +207,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
     }
     rerun_build = run(["run"])
     messages = {
-        "catch_up": catch_up.model_messages(),
-        "part_3": build_after_part_3.model_messages(),
-        "rerun": rerun_build.model_messages(),
+        "catch_up": catch_up.node_messages(),
+        "part_3": build_after_part_3.node_messages(),
+        "rerun": rerun_build.node_messages(),
     }
     seed_messages = {
-        "part_1": first_build.model_messages("seed"),
-        "part_3": build_after_part_3.model_messages("seed"),
+        "part_1": first_build.node_messages("seed"),
+        "part_3": build_after_part_3.node_messages("seed"),
     }
     incremental_models = {
         node["name"]

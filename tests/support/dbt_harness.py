@@ -240,9 +240,10 @@ class Build:
             if not result["unique_id"].startswith("exposure.")
         }
 
-    def model_messages(self, resource_type: str = "model") -> dict[str, str]:
-        """Model (or seed, ...) name -> the message dbt reports for it (its adapter response):
-        `NOTHING NEW` for an incremental model a run left as it was (macros/incremental/)."""
+    def node_messages(self, resource_type: str = "model") -> dict[str, str]:
+        """Name of each node of `resource_type` (model, seed) -> the message dbt reports for it
+        (its adapter response): `NOTHING NEW` or `UNCHANGED` for one a run left as it was
+        (macros/incremental/)."""
         results = json.loads((self.target_dir / "run_results.json").read_text())
         return {
             result["unique_id"].split(".")[-1]: result["adapter_response"].get("_message", "")
