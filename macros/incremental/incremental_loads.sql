@@ -15,28 +15,32 @@
     ) }}
 {%- endmacro %}
 
-{#- In an incremental run of this model: `<column> > <newest value this model holds>`, the
-    newest value inlined as a literal so that Parquet skips older row groups; otherwise true. -#}
-{% macro loaded_after_this(column='loaded_at') -%}
-    {{- later_than_micros(column, newest_loaded_micros(this, column) if incremental_run() else none) -}}
+{#- In an incremental run of this model: `loaded_at > <the newest load it has read>`
+    (`loaded_through_this`), inlined as a literal so that Parquet skips older row groups;
+    otherwise true. -#}
+{% macro loaded_after_this() -%}
+    {{- later_than_micros('loaded_at', loaded_through_this() if incremental_run() else none) -}}
 {%- endmacro %}
 
 
-{#- Unix microseconds of the newest `column` of `relation`; none when it has no rows. -#}
-{% macro newest_loaded_micros(relation, column='loaded_at') -%}
-    {{ return(run_query('select unix_micros(max(' ~ column ~ ')) from ' ~ relation).columns[0].values()[0]) }}
+{#- Unix microseconds of the newest `loaded_at` of `relation`; none when it has no rows. -#}
+{% macro newest_loaded_micros(relation) -%}
+    {{ return(run_query('select unix_micros(max(loaded_at)) from ' ~ relation).columns[0].values()[0]) }}
 {%- endmacro %}
 
 
 {#- Unix microseconds of the newest load this model has read: its newest `loaded_at`, or, for a
-    model whose meta says `keeps_loaded_through`, the `cdc.loaded_through` its table keeps
-    (`keep_loaded_through`: a load may give such a model no row). None when it has neither. -#}
+    model whose meta says `keeps_loaded_through` (a load may give it no row), the later of that
+    and the `cdc.loaded_through` its table keeps (`keep_loaded_through`, written after the
+    model's write: a run stopped between the two is caught up from its newest row, as others
+    are). None when it has neither. -#}
 {% macro loaded_through_this() -%}
-    {%- if not config.get('meta', {}).get('keeps_loaded_through') -%}
-        {{ return(newest_loaded_micros(this)) }}
+    {%- set loads = [newest_loaded_micros(this)] -%}
+    {%- if config.get('meta', {}).get('keeps_loaded_through') -%}
+        {%- do loads.append(table_property(this, 'cdc.loaded_through')) -%}
     {%- endif -%}
-    {%- set kept = table_property(this, 'cdc.loaded_through') -%}
-    {{ return(kept | int if kept is not none else none) }}
+    {%- set loads = loads | reject('none') | map('int') | list -%}
+    {{ return(loads | max if loads else none) }}
 {%- endmacro %}
 
 

@@ -1,6 +1,12 @@
 -- A table, unlike the other intermediate models: schema changes are few, and int_row_changes reads
 -- all of them for the tables' keys, which over a view would scan every staged message each run.
-{{ config(materialized='incremental', unique_key=['file_path', 'line_number', 'message_index']) }}
+-- A load may bring no DDL: the table keeps the newest load it has read, so that a run reads only
+-- the messages loaded since, not all of those since the last DDL.
+{{ config(
+    materialized='incremental',
+    unique_key=['file_path', 'line_number', 'message_index'],
+    meta={'keeps_loaded_through': true},
+) }}
 
 select
     {{ change_id(['database_name', 'table_name']) }} as change_id,

@@ -65,7 +65,12 @@ REDELIVERED_NAME = "redelivered-copy.jsonl"
 # The model after which step 2 is killed: every staged model has loaded part 2 by then.
 KILL_AFTER = "int_row_changes_labelled"
 SCHEMA = "incremental"
-ROW_VERSIONS_SQL = "models/marts/rows/dim_row_versions.sql"
+# The models whose query in step 5, as dbt compiled it, the tests read.
+RERUN_SQL = {
+    "dim_row_versions": "models/marts/rows/dim_row_versions.sql",
+    "int_schema_changes": "models/intermediate/int_schema_changes.sql",
+    "fct_rejected_messages": "models/marts/outcomes/fct_rejected_messages.sql",
+}
 
 
 @dataclass
@@ -87,7 +92,8 @@ class Runs:
     # After step 5, each data file's loaded_at (min, max) statistics in its Delta log, by table.
     loaded_at_files: dict[str, list[tuple[Any, Any] | None]]
     change_feed: list[dict[str, Any]]  # fct_row_changes' Delta change data feed after step 5
-    rerun_row_versions_sql: str  # dim_row_versions' query in step 5, as dbt compiled it
+    rerun_sql: dict[str, str]  # the query of each of RERUN_SQL in step 5, as dbt compiled it
+    newest_message_load: int  # int_messages' newest loaded_at after step 5, in Unix microseconds
     # fct_replica_changes made anew over step 5's loads (step 6).
     replica_changes_refreshed: list[dict[str, Any]]
     full_refresh_replicas: dict[str, list[dict[str, Any]]]
@@ -225,7 +231,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
     rerun.update({name: table["rows"] for name, table in rerun_build.tables(("fct_replica_changes",)).items()})
     change_feed = rerun_build.query(f"select _change_type, change_id from table_changes('{SCHEMA}.fct_row_changes', 0)")
     loaded_at_files = _loaded_at_file_stats(shared_worker.spark_dir / "warehouse" / f"{SCHEMA}.db")
-    rerun_row_versions_sql = (rerun_build.target_dir / "compiled" / "cdc_lakehouse" / ROW_VERSIONS_SQL).read_text()
+    rerun_sql = {
+        name: (rerun_build.target_dir / "compiled" / "cdc_lakehouse" / path).read_text()
+        for name, path in RERUN_SQL.items()
+    }
+    newest_message_load = rerun_build.query(f"select unix_micros(max(loaded_at)) as newest from {SCHEMA}.int_messages")
     replica_changes_refreshed = run(["run", "--select", "fct_replica_changes", "--full-refresh"]).tables(
         ("fct_replica_changes",)
     )["fct_replica_changes"]["rows"]
@@ -246,7 +256,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory, shared_worker: DbtWorker) -> 
         rerun_replicas,
         loaded_at_files,
         change_feed,
-        rerun_row_versions_sql,
+        rerun_sql,
+        newest_message_load[0]["newest"],
         replica_changes_refreshed,
         _replicas(full_refresh_build),
     )
@@ -372,7 +383,9 @@ def test_rerun_with_no_new_data_changes_nothing(runs: Runs, mart: str) -> None:
 def test_rerun_with_no_new_data_plans_no_row_version(runs: Runs) -> None:
     # No change loaded since the row versions' newest: their query is empty (the test above shows
     # them unchanged), not the whole history planned and run to find nothing to merge.
-    query = [line for line in runs.rerun_row_versions_sql.splitlines() if line.strip() and not line.startswith("--")]
+    query = [
+        line for line in runs.rerun_sql["dim_row_versions"].splitlines() if line.strip() and not line.startswith("--")
+    ]
     assert query == [f"select * from {SCHEMA}.dim_row_versions where false"]
 
 
@@ -381,9 +394,9 @@ def test_a_run_leaves_the_models_with_nothing_new_as_they_are(runs: Runs) -> Non
     and for a Python model not executed), and a table built from the same inputs is kept
     (macros/incremental/)."""
     skipped = {name for name, message in runs.messages["rerun"].items() if message == "NOTHING NEW"}
-    # These keep some of their input's rows: after a load that gave them none (no rejection, no
-    # DDL), their newest is older than their input's, and they run to find none.
-    assert skipped >= runs.incremental_models - {"fct_rejected_messages", "int_schema_changes"}
+    # fct_rejected_messages and int_schema_changes too, though part 3 gave them no row (no
+    # rejection, no DDL): they keep the newest load they read (below).
+    assert skipped >= runs.incremental_models
     # A table built from the same query over inputs with nothing new is kept; one that reads the
     # landing is built again.
     tables = {"dim_replica_columns", "dim_keyless_tables", "fct_landed_files"}
@@ -395,6 +408,14 @@ def test_a_run_leaves_the_models_with_nothing_new_as_they_are(runs: Runs) -> Non
     assert {"fct_row_changes", "dim_row_versions", "fct_message_reconciliation"} <= caught_up
     # Part 3 is new to every format: none is left as it was.
     assert not {"NOTHING NEW", "UNCHANGED"} & set(runs.messages["part_3"].values())
+
+
+@pytest.mark.parametrize("model", ["int_schema_changes", "fct_rejected_messages"])
+def test_a_model_a_load_gave_no_row_reads_from_the_newest_load_it_read(runs: Runs, model: str) -> None:
+    """Part 3 brought no rejection and no DDL: step 5 reads the staged messages loaded after
+    part 3's load (`cdc.loaded_through`), not all those since the last rejection or DDL."""
+    assert runs.newest_message_load is not None
+    assert f"loaded_at > timestamp_micros({runs.newest_message_load})" in runs.rerun_sql[model]
 
 
 def test_a_later_build_leaves_the_seeds_as_they_are(runs: Runs) -> None:

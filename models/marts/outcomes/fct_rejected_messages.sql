@@ -1,4 +1,9 @@
-{{ config(materialized='incremental', unique_key=['source_format', 'file_path', 'line_number', 'message_index']) }}
+-- A load may bring no rejected message: the table keeps the newest load it has read.
+{{ config(
+    materialized='incremental',
+    unique_key=['source_format', 'file_path', 'line_number', 'message_index'],
+    meta={'keeps_loaded_through': true},
+) }}
 
 select
     source_format,
