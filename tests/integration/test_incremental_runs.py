@@ -394,8 +394,8 @@ def test_a_run_leaves_the_models_with_nothing_new_as_they_are(runs: Runs) -> Non
     and for a Python model not executed), and a table built from the same inputs is kept
     (macros/incremental/)."""
     skipped = {name for name, message in runs.messages["rerun"].items() if message == "NOTHING NEW"}
-    # fct_rejected_messages and int_schema_changes too, though part 3 gave them no row (no
-    # rejection, no DDL): they keep the newest load they read (below).
+    # fct_rejected_messages and int_schema_changes too, to which a load may give no row (part 3
+    # holds no bad line): they keep the newest load they read (below).
     assert skipped >= runs.incremental_models
     # A table built from the same query over inputs with nothing new is kept; one that reads the
     # landing is built again.
@@ -412,8 +412,9 @@ def test_a_run_leaves_the_models_with_nothing_new_as_they_are(runs: Runs) -> Non
 
 @pytest.mark.parametrize("model", ["int_schema_changes", "fct_rejected_messages"])
 def test_a_model_a_load_gave_no_row_reads_from_the_newest_load_it_read(runs: Runs, model: str) -> None:
-    """Part 3 brought no rejection and no DDL: step 5 reads the staged messages loaded after
-    part 3's load (`cdc.loaded_through`), not all those since the last rejection or DDL."""
+    """A load may give these no row (part 3 holds no bad line, and most loads no DDL): step 5
+    reads the staged messages loaded after step 4's (`cdc.loaded_through`), not all those since
+    the last rejection or DDL."""
     assert runs.newest_message_load is not None
     assert f"loaded_at > timestamp_micros({runs.newest_message_load})" in runs.rerun_sql[model]
 
