@@ -15,11 +15,12 @@
 
 
 {#- An image without the columns whose value is the connector's placeholder for a value it did
-    not send (an unchanged TOASTed Postgres value), so that replicas keep their previous value. -#}
-{% macro debezium_json_sent_columns(image) -%}
+    not send (an unchanged TOASTed Postgres value), so that replicas keep their previous value;
+    `unavailable_values` holds the placeholder's forms (`debezium_json_unavailable_values`). -#}
+{% macro debezium_json_sent_columns(image, unavailable_values) -%}
     map_filter(
         {{ image }},
-        (column_name, value) -> value is null or not array_contains({{ debezium_json_unavailable_values() }}, value)
+        (column_name, value) -> value is null or not array_contains({{ unavailable_values }}, value)
     )
 {%- endmacro %}
 

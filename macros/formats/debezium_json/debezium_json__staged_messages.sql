@@ -48,14 +48,17 @@ events as (
 ),
 
 -- Only the columns the connector sent (a step of its own: the whole as one expression is nested
--- deeper than sqlfluff's parser reaches).
+-- deeper than sqlfluff's parser reaches). The placeholder's forms are computed once, in a row of
+-- their own: in the lambda, Spark would compute them again for every value (a lambda's result is
+-- no constant it folds).
 images as (
 
     select
-        *,
-        {{ debezium_json_sent_columns('decoded_images[0]') }} as before_image,
-        {{ debezium_json_sent_columns('decoded_images[1]') }} as after_image
+        events.*,
+        {{ debezium_json_sent_columns('decoded_images[0]', 'placeholder.unavailable_values') }} as before_image,
+        {{ debezium_json_sent_columns('decoded_images[1]', 'placeholder.unavailable_values') }} as after_image
     from events
+    cross join (select {{ debezium_json_unavailable_values() }} as unavailable_values) as placeholder
 
 )
 
