@@ -1,6 +1,7 @@
 {#- A union of the record under a branch its schema lacks: `from_json` would read it as the
-    null branch. Each union and the branches (last name segments) it may hold. -#}
-{% macro dts_avro_unknown_union_branch(json) -%}
+    null branch. Each union and the branches (last name segments) it may hold, read from the
+    record parsed once (`variant`) where Spark has variants, else from its JSON text. -#}
+{% macro dts_avro_unknown_union_branch(json, variant) -%}
     {%- set unions = {
         'objectName': ['string'], 'processTimestamps': ['array'], 'fields': ['string', 'array'],
         'beforeImages': ['string', 'array'], 'afterImages': ['string', 'array'],
@@ -10,10 +11,12 @@
     {%- set parsed = "from_json(" ~ json ~ ", 'struct<" ~ fields | join(', ') ~ ">')" -%}
     (
         {%- for union, branches in unions.items() %}
+        {%- set value = "try_variant_get(" ~ variant ~ ", '$." ~ union ~ "', 'map<string, variant>')"
+            if spark_supports_variant() else parsed ~ '.' ~ union %}
         {{ 'or ' if not loop.first }}coalesce(
-            {{ parsed }}.{{ union }} is not null and (
-                size({{ parsed }}.{{ union }}) != 1
-                or try_element_at(map_keys({{ parsed }}.{{ union }}), 1) not in ('{{ branches | join("', '") }}')
+            {{ value }} is not null and (
+                size({{ value }}) != 1
+                or try_element_at(map_keys({{ value }}), 1) not in ('{{ branches | join("', '") }}')
             ),
             false
         )

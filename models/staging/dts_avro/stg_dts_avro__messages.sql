@@ -53,7 +53,7 @@ decoded as (
         {{ dts_avro_column_types('message.fields.array', 'type_names') }} as column_types,
         cast(null as map <string, int>) as column_jdbc_types,
         cast(null as {{ table_changes_schema() }}) as table_change,
-        case when {{ dts_avro_unknown_union_branch('message_json') }} then 'unknown_union_branch' end
+        case when {{ dts_avro_unknown_union_branch('message_json', 'message_variant') }} then 'unknown_union_branch' end
             as format_rejection_reason,
         {{ dts_avro_image_rejection_reason(
             'message', 'field_names', 'image_values[0]', 'image_values[1]'
