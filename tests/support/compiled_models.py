@@ -34,6 +34,8 @@ MODELS = [
     "stg_maxwell_json__messages",
 ]
 LANDING = "file_path string, line_number int, payload string, landed_at timestamp"
+# A base model's records of binary container files: a landed line's columns and its load time.
+CONTAINER_RECORDS = LANDING + ", loaded_at timestamp"
 
 
 def landed_file_lines(spark: SparkSession, rows: list[tuple]) -> DataFrame:
@@ -77,9 +79,14 @@ def compile_models(names: list[str], work: Path) -> dict[str, str]:
     return {name: next(compiled.rglob(f"{name}.sql")).read_text() for name in names}
 
 
+def relations_read(sql: str) -> set[str]:
+    """The relations (`schema.name`) compiled SQL reads."""
+    return {f"{schema}.{name}" for schema, name in _RELATION.findall(sql)}
+
+
 def run_compiled(spark: SparkSession, sql: str, relations: dict[str, DataFrame]) -> DataFrame:
     """The rows of compiled SQL, each relation it reads (`schema.name`) taken from `relations`."""
-    read = {f"{schema}.{name}" for schema, name in _RELATION.findall(sql)}
+    read = relations_read(sql)
     missing = read - relations.keys()
     assert not missing, f"no DataFrame given for {sorted(missing)}"
     for relation in read:

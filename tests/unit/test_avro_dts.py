@@ -24,7 +24,7 @@ from cdc_tools.generator.formats import dts_avro
 from cdc_tools.generator.model import Column, ColumnType
 from cdc_tools.generator.stream import logical_stream
 from cdc_tools.generator.writer import generate
-from support.compiled_models import LANDING, landed_file_lines, run_compiled, seed, staged
+from support.compiled_models import CONTAINER_RECORDS, landed_file_lines, run_compiled, seed, staged
 
 N = "com.alibaba.dts.formats.avro."
 SCHEMA = record_schema("dts_avro")
@@ -86,7 +86,7 @@ def staged_landings(spark: SparkSession, compiled: dict[str, str]) -> Staged:
     )
     relations = {
         "cdc_landing.dts_avro": landed,
-        "cdc.base_dts_avro__container_records": spark.createDataFrame([], LANDING + ", loaded_at timestamp"),
+        "cdc.base_dts_avro__container_records": spark.createDataFrame([], CONTAINER_RECORDS),
         "cdc.dts_mysql_data_types": seed(spark, "dts_mysql_data_types"),
     }
     by_name: Staged = defaultdict(list)

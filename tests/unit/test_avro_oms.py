@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from cdc_lakehouse.avro.oms import binary_values, images_json
 from cdc_tools.generator.formats.oms_avro import UNSET_FIELDS, image_bytes
-from support.compiled_models import LANDING, landed_file_lines, run_compiled, seed, staged
+from support.compiled_models import CONTAINER_RECORDS, landed_file_lines, run_compiled, seed, staged
 
 NS = "com.oceanbase.oms.avro."
 LANDED_AT = datetime(2024, 1, 1)
@@ -86,7 +86,7 @@ def staged_landings(spark: SparkSession, compiled: dict[str, str]) -> Staged:
             for number, line in enumerate(lines, start=1)
         ],
     )
-    no_containers = spark.createDataFrame([], LANDING + ", loaded_at timestamp")
+    no_containers = spark.createDataFrame([], CONTAINER_RECORDS)
     records = run_compiled(
         spark,
         compiled["base_oms_avro__records"],

@@ -19,7 +19,7 @@ from cdc_lakehouse.avro.container import container_records
 from cdc_lakehouse.geometry import GEOMETRY_TYPES, geometry_text
 from cdc_tools.generator.formats import FORMATS
 from cdc_tools.generator.writer import ContainerWriter
-from support.compiled_models import LANDING, landed_file_lines, run_compiled, seed, staged
+from support.compiled_models import CONTAINER_RECORDS, landed_file_lines, run_compiled, seed, staged
 from support.conformance import NOT_EXACT, RENAMED
 from support.source_values import differences
 
@@ -83,7 +83,7 @@ def _as_avro_containers(spark: SparkSession, lines: list[tuple[str, str]], folde
         for path in writer.files
         for number, payload in container_records(path.read_bytes(), None)
     ]
-    return spark.createDataFrame(rows, LANDING + ", loaded_at timestamp")
+    return spark.createDataFrame(rows, CONTAINER_RECORDS)
 
 
 @pytest.mark.parametrize(
