@@ -1,5 +1,6 @@
 {#- What happened to each source row: one event per row change under its key, and one more that
-    ends the old key of an UPDATE that moved the row to another key. With `renames`
+    ends the old key of an UPDATE that moved the row to another key (its `before_primary_key`,
+    found once, when the change was loaded). With `renames`
     (`table_renames`), each under its table's incarnations (`through_renames`); without, one
     incarnation per table name. -#}
 {% macro row_events(row_changes, renames=none) -%}
@@ -22,14 +23,8 @@
         union all
 
         select {{ qualified_columns(columns, overrides=old_key_ends) }}
-        from (
-            select
-                *,
-                {{ primary_key_json('primary_key_columns', 'before_image', 'cast(null as map<string, string>)') }}
-                    as before_primary_key
-            from {{ row_changes }}
-        ) as changes
-        where operation = 'UPDATE' and before_primary_key != primary_key
+        from {{ row_changes }}
+        where before_primary_key is not null
     {%- endset -%}
     {%- if renames -%}
         {{ through_renames('(' ~ events ~ ')', renames, columns) }}

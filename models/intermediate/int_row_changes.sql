@@ -57,6 +57,11 @@ identified as (
     select
         *,
         {{ primary_key_json('primary_key_columns', 'before_image', 'after_image') }} as primary_key,
+        -- An UPDATE's before image may hold another key: the row moved.
+        case
+            when operation = 'UPDATE'
+                then {{ primary_key_json('primary_key_columns', 'before_image', 'cast(null as map<string, string>)') }}
+        end as updated_from_key,
         {{ before_image_source('operation', 'before_image', 'after_image') }} as before_image_source,
         {{ change_identity(
             ['database_name', 'table_name', 'source_operation', 'to_json(row_image)'], 'row_index'
@@ -84,6 +89,7 @@ select
     is_snapshot,
     primary_key_columns,
     primary_key,
+    if(updated_from_key != primary_key, updated_from_key, null) as before_primary_key,
     before_image,
     after_image,
     before_image_source,
