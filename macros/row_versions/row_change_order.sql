@@ -15,11 +15,12 @@
 {%- endmacro %}
 
 
-{#- What a row's history is kept by: its table, the table's incarnation (the rename that gave
-    the table its name, `through_renames`; NULL where the model follows no renames) and its
-    key. -#}
+{#- What a row's history is kept by: its table, its key and the table's incarnation (the rename
+    that gave the table its name, `through_renames`; NULL where the model follows no renames).
+    The key before the incarnation: the windows over a row's history then sort first by what
+    `ordered_changes` shuffles the changes by. -#}
 {% macro row_identity(relation=none) -%}
-    {{ qualified_columns(['database_name', 'table_name', 'table_incarnation', 'primary_key'], relation) }}
+    {{ qualified_columns(['database_name', 'table_name', 'primary_key', 'table_incarnation'], relation) }}
 {%- endmacro %}
 
 
@@ -57,7 +58,10 @@
             )
         ) as ordered_at
     from (
-        select
+        -- One shuffle by the row's table and key, which every window over its history after this
+        -- one needs (by incarnation, lineage or life too): without it, Spark shuffled the changes
+        -- by lineage for this window, then again by key.
+        select /*+ repartition(database_name, table_name, primary_key) */
             *,
             coalesce(event_at, emitted_at) as changed_at,
             {{ source_place('source_format', 'source_position') }} as source_place
