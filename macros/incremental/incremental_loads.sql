@@ -176,16 +176,21 @@
 {#- The changes of `changes` loaded after this fact's newest, one per change_id, that this fact
     does not hold yet, with the columns of `changes`. An exact redelivery repeats a change_id;
     the first landed copy wins, by landing time, so a copy landed after a run is dropped by the
-    next incremental run as by a full refresh. -#}
+    next incremental run as by a full refresh. A window, not `min_by(struct(*))` grouped by
+    change_id: Spark sorts such a struct's groups before and after the shuffle. -#}
 {% macro new_first_landed_changes(changes) -%}
-    select landed.first_copy.*
+    select landed.change.*
     from (
-        select min_by(struct(*), struct(landed_at, file_path, line_number, message_index)) as first_copy
+        select
+            struct(*) as change,
+            row_number() over (
+                partition by change_id order by landed_at, file_path, line_number, message_index
+            ) as copy_number
         from {{ changes }}
         where {{ loaded_after_this() }}
-        group by change_id
     ) as landed
     {%- if incremental_run() %}
-    left anti join {{ this }} as facts on landed.first_copy.change_id = facts.change_id
+    left anti join {{ this }} as facts on landed.change.change_id = facts.change_id
     {%- endif %}
+    where landed.copy_number = 1
 {%- endmacro %}
