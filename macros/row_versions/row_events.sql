@@ -31,7 +31,7 @@
     {%- else -%}
         select
             *,
-            cast(null as struct<change_id: string, renamed_at: timestamp>) as table_incarnation,
+            cast(null as struct<renamed_at: timestamp, change_id: string>) as table_incarnation,
             false as is_carried
         from ({{ events }}) as events
     {%- endif %}

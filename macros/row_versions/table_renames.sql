@@ -14,10 +14,11 @@
 
 {#- Each table name's renames (the schema changes' `previous_table_name`), for `through_renames`:
     per database and name, the renames that gave the name (`renamed_into`), each beginning a
-    table incarnation (a struct of the rename's change id and time), and those that took it
-    away (`renamed_away`), each with its `hops`: the incarnation it began, then that of each
-    later rename of the new name in turn (a to b, then b to c, carries a's rows to b and on to
-    c), loaded when the latest of them was. Both sorted by `rename_order`. -#}
+    table incarnation (a struct of the rename's time and change id: incarnations sort in time),
+    and those that took it away (`renamed_away`), each with its `hops`: the incarnation it
+    began, then that of each later rename of the new name in turn (a to b, then b to c, carries
+    a's rows to b and on to c), loaded when the latest of them was. Both sorted by
+    `rename_order`. -#}
 {% macro table_renames(schema_changes) -%}
     {%- set hop = "named_struct('table_name', {0}.table_name, 'table_incarnation', {0}.table_incarnation, "
         ~ "'loaded_at', {1}, 'is_carried', true)" -%}
@@ -32,7 +33,7 @@
                 last(
                     if(
                         boundary = 'into' and coalesce(previous_boundary, '') != 'into',
-                        named_struct('change_id', change_id, 'renamed_at', rename_order.changed_at),
+                        named_struct('renamed_at', rename_order.changed_at, 'change_id', change_id),
                         null
                     ),
                     true

@@ -19,10 +19,11 @@
     {%- set closed_order = 'coalesce(cells.reset.reset_order, cells.next_change_order)' -%}
     select /*+ broadcast(drops) */
         {{ row_identity('cells') }},
+        cells.life_number,
         cells.change_number,
         struct(
             cells.change_id, cells.operation, cells.changed_at, cells.next_change_id, cells.next_operation,
-            cells.next_changed_at, cells.reset, cells.life_number, cells.before_image_source, cells.changed_columns,
+            cells.next_changed_at, cells.reset, cells.before_image_source, cells.changed_columns,
             cells.is_carried, cells.next_is_carried,
             array_distinct(flatten(transform(
                 filter(

@@ -1,32 +1,35 @@
 {#- A TRUNCATE or DROP between a change and the row's next change, in the order of its changes
     (`row_change_order`), ends the version the change opened. Of several (the same TRUNCATE may
     come in several formats) the first in that order wins, so that every build names the same
-    one. A reset ends the rows of its table incarnation only. -#}
+    one. A reset ends the rows of its table incarnation only. Each change looks through its
+    table incarnation's few resets, sorted, joined broadcast: a window picking the first of the
+    resets a join matched would sort every change again. -#}
 {% macro version_resets(lives, resets) -%}
-    {#- Built here from the reset's columns: Spark 3.5's optimizer fails an assertion on a struct
-        column of table_resets compared in this join. -#}
-    {%- set reset_order = 'struct(' ~ row_change_order('resets') ~ ')' -%}
-    select *
-    from (
+    select /*+ broadcast(resets) */
+        lives.*,
+        try_element_at(
+            filter(
+                resets.resets,
+                reset -> lives.change_order < reset.reset_order
+                    and (lives.next_change_order is null or lives.next_change_order > reset.reset_order)
+            ),
+            1
+        ) as reset
+    from {{ lives }} as lives
+    left join (
         select
-            lives.*,
-            if(
-                resets.change_id is null,
-                null,
-                struct(resets.change_id, resets.ddl_kind, resets.reset_at, resets.is_carried, {{ reset_order }} as reset_order)
-            ) as reset,
-            row_number() over (
-                partition by {{ row_identity('lives') }}, lives.change_number
-                order by {{ reset_order }}
-            ) as reset_number
-        from {{ lives }} as lives
-        left join {{ resets }} as resets
-            on
-                lives.database_name = resets.database_name
-                and lives.table_name = resets.table_name
-                and lives.table_incarnation <=> resets.table_incarnation
-                and lives.change_order < {{ reset_order }}
-                and (lives.next_change_order is null or lives.next_change_order > {{ reset_order }})
-    ) as candidates
-    where reset_number = 1
+            database_name,
+            table_name,
+            table_incarnation,
+            -- Sorted by the first field, the reset's place in the order of the changes.
+            array_sort(collect_list(struct(
+                struct({{ row_change_order() }}) as reset_order, change_id, ddl_kind, reset_at, is_carried
+            ))) as resets
+        from {{ resets }}
+        group by database_name, table_name, table_incarnation
+    ) as resets
+        on
+            lives.database_name = resets.database_name
+            and lives.table_name = resets.table_name
+            and lives.table_incarnation <=> resets.table_incarnation
 {%- endmacro %}
