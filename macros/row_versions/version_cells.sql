@@ -15,35 +15,32 @@
 {% macro version_cells(lives, drops) -%}
     {#- A version is open from its change to its reset or next change, in time and in order. -#}
     {%- set opened_at = 'cells.changed_at' -%}
-    {%- set closed_at = 'if(cells.reset is null, cells.next_changed_at, cells.reset.reset_at)' -%}
-    {%- set closed_order = 'coalesce(cells.reset.reset_order, cells.next_change_order)' -%}
+    {%- set closed_at = 'if(cells.version.reset is null, cells.version.next_changed_at, cells.version.reset.reset_at)' -%}
+    {%- set closed_order = 'coalesce(cells.version.reset.reset_order, cells.version.next_change_order)' -%}
     select /*+ broadcast(drops) */
         {{ row_identity('cells') }},
         cells.life_number,
         cells.change_number,
-        struct(
-            cells.change_id, cells.operation, cells.changed_at, cells.next_change_id, cells.next_operation,
-            cells.next_changed_at, cells.reset, cells.before_image_source, cells.changed_columns,
-            cells.is_carried, cells.next_is_carried,
-            array_distinct(flatten(transform(
-                filter(
-                    coalesce(drops.drop_times, array()),
-                    dropped -> coalesce(dropped.ordered_at >= {{ opened_at }}, true)
-                        and coalesce(dropped.ordered_at <= {{ closed_at }}, true)
-                ),
-                dropped -> if(
-                    dropped.ordered_at > {{ opened_at }} and ({{ closed_order }} is null or dropped.ordered_at < {{ closed_at }}),
-                    dropped.column_names,
-                    transform(
-                        filter(
-                            dropped.drops,
-                            copy -> copy.drop_order > cells.change_order and coalesce(copy.drop_order < {{ closed_order }}, true)
-                        ),
-                        copy -> copy.column_name
-                    )
+        cells.changed_at,
+        cells.version,
+        if(cells.cell_index = 0, array_distinct(flatten(transform(
+            filter(
+                coalesce(drops.drop_times, array()),
+                dropped -> coalesce(dropped.ordered_at >= {{ opened_at }}, true)
+                    and coalesce(dropped.ordered_at <= {{ closed_at }}, true)
+            ),
+            dropped -> if(
+                dropped.ordered_at > {{ opened_at }} and ({{ closed_order }} is null or dropped.ordered_at < {{ closed_at }}),
+                dropped.column_names,
+                transform(
+                    filter(
+                        dropped.drops,
+                        copy -> copy.drop_order > cells.change_order and coalesce(copy.drop_order < {{ closed_order }}, true)
+                    ),
+                    copy -> copy.column_name
                 )
-            ))) as dropped_columns
-        ) as version,
+            )
+        ))), null) as dropped_columns,
         cells.whole_image,
         cells.column_name,
         cells.cell_index,
@@ -65,37 +62,48 @@
     from (
         select
             *,
-            if(is_whole_life, after_image, null) as whole_image,
-            if(
-                is_whole_life,
-                null,
-                last(
-                    if(
-                        map_contains_key(after_image, column_name),
-                        struct(after_image[column_name] as column_value, change_order as set_order),
-                        null
-                    ),
-                    true
-                ) over (
-                    partition by {{ row_identity() }}, life_number, column_name
-                    order by change_number
-                )
+            last(cell_value, true) over (
+                partition by {{ row_identity() }}, life_number, column_name
+                order by change_number
             ) as latest
         from (
+            -- What the window over a column's cells sorts: a cell's value, and the version's own
+            -- columns and whole image on its first cell only (a partial life's other cells would
+            -- carry them through the sort as many times as the life has columns).
             select
-                *,
-                size(life_columns) > 0 and smallest_image = size(life_columns) as is_whole_life
+                {{ row_identity() }},
+                life_number,
+                change_number,
+                cell_index,
+                column_name,
+                changed_at,
+                change_order,
+                if(cell_index = 0, struct(
+                    change_id, operation, next_change_id, next_operation, next_changed_at, reset, next_change_order,
+                    before_image_source, changed_columns, is_carried, next_is_carried
+                ), null) as version,
+                if(is_whole_life, after_image, null) as whole_image,
+                if(
+                    not is_whole_life and map_contains_key(after_image, column_name),
+                    struct(after_image[column_name] as column_value, change_order as set_order),
+                    null
+                ) as cell_value
             from (
                 select
                     *,
-                    array_distinct(flatten(collect_set(map_keys(after_image)) over life)) as life_columns,
-                    min(coalesce(size(after_image), -1)) over life as smallest_image
-                from {{ lives }}
-                where not ends_row
-                window life as (partition by {{ row_identity() }}, life_number)
-            )
-        ) as lives
-            lateral view posexplode(if(is_whole_life, array(cast(null as string)), life_columns)) as cell_index, column_name
+                    size(life_columns) > 0 and smallest_image = size(life_columns) as is_whole_life
+                from (
+                    select
+                        *,
+                        array_distinct(flatten(collect_set(map_keys(after_image)) over life)) as life_columns,
+                        min(coalesce(size(after_image), -1)) over life as smallest_image
+                    from {{ lives }}
+                    where not ends_row
+                    window life as (partition by {{ row_identity() }}, life_number)
+                )
+            ) as lives
+                lateral view posexplode(if(is_whole_life, array(cast(null as string)), life_columns)) as cell_index, column_name
+        ) as exploded
     ) as cells
     left join (
         select

@@ -9,7 +9,9 @@
         {{ row_identity() }},
         life_number,
         change_number,
+        changed_at,
         version.*,
+        dropped_columns,
         row_image
     from (
         select
