@@ -24,7 +24,8 @@
             order by table_incarnation, {{ row_change_order() }}
         ) as change_number,
         -- The INSERTs up to a change and the ends before it: a number that grows exactly where a
-        -- life begins (at an INSERT or after an end), the same for a life's changes.
+        -- life begins (at an INSERT or after an end), the same for a life's changes. `row_history`
+        -- spelt out: Spark's SQL adds no frame to a named window.
         sum(if(operation = 'INSERT', 1, 0) + if(ends_row, 1, 0)) over (
             partition by {{ row_identity() }}
             order by {{ row_change_order() }}
