@@ -6,6 +6,10 @@ builds it from `wkb` and `srid`; DTS may send the WKB alone (its SRID is then 0)
 recursive binary format of IEEE doubles that no Spark built-in reads: Python decodes it, given
 only the distinct values of each row change's geometry columns. OMS decodes its own GeometryValue records in
 staging, which rejects the ones that do not read (`cdc_lakehouse.avro.oms`).
+
+A pandas UDF passes every row of its input through Python, NULL or not, which costs more than
+the rest of the lookups (docs/performance.md): a load none of whose messages types a column as a
+geometry (`types_geometries`) does without it.
 """
 
 from __future__ import annotations
@@ -124,13 +128,23 @@ def _geometry_texts(values: pd.Series) -> pd.Series:
     return values.map(texts)
 
 
+def is_geometry_type(column_type: Column) -> Column:
+    """Whether a column type (a value of `column_types`) is a geometry's."""
+    return F.lower(column_type).isin(*GEOMETRY_TYPES)
+
+
+def types_geometries(messages: DataFrame) -> bool:
+    """Whether a row of `messages` types a column as a geometry (by `column_types`)."""
+    return not messages.where(F.exists(F.map_values("column_types"), is_geometry_type)).isEmpty()
+
+
 def with_geometry_texts(row_changes: DataFrame) -> DataFrame:
     """Row changes whose images give each geometry column's value (by `column_types`) as
     `geometry_text` does; a value whose bytes do not read stays as staged. Python sees only the
     distinct geometry values of each row change; the others pass it a NULL."""
 
     def is_geometry(column_name: Column) -> Column:
-        return F.lower(F.try_element_at("column_types", column_name)).isin(*GEOMETRY_TYPES)
+        return is_geometry_type(F.try_element_at("column_types", column_name))
 
     def geometry_values(image: str) -> Column:
         values = F.map_values(F.map_filter(image, lambda name, value: is_geometry(name) & value.isNotNull()))

@@ -9,10 +9,10 @@ import struct
 from datetime import datetime
 from typing import Any
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from cdc_lakehouse.geometry import geometry_text, with_geometry_texts, wkb_to_wkt
+from cdc_lakehouse.geometry import geometry_text, types_geometries, with_geometry_texts, wkb_to_wkt
 from support.compiled_models import landed_file_lines, run_compiled, seed, staged
 
 
@@ -84,6 +84,17 @@ def test_row_changes_give_geometry_columns_as_wkt(spark: SparkSession) -> None:
     assert decoded[3].after_image == {"id": "3", "place": broken, "spot": None}
     assert decoded[4].after_image == {"id": "4", "place": place}
     assert with_geometry_texts(frame).columns == frame.columns
+
+
+def test_only_messages_typing_a_geometry_column_need_decoding(spark: SparkSession) -> None:
+    def messages(*column_types: dict[str, str] | None) -> DataFrame:
+        return spark.createDataFrame([(types,) for types in column_types], "column_types map<string,string>")
+
+    untyped = messages({"id": "int", "note": "varchar(9)"}, None)
+    assert not types_geometries(untyped)
+    assert not types_geometries(untyped.limit(0))
+    assert types_geometries(untyped.union(messages({"id": "int", "place": "MultiPolygon"})))
+    assert types_geometries(messages({"spot": "geography"}))
 
 
 def _debezium_insert(value: dict[str, Any], logical_type: str) -> str:
