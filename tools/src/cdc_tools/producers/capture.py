@@ -85,8 +85,11 @@ def _other_session(sql: str) -> str:
 
 def _streaming_position_committed(offsets: Path) -> bool:
     """Whether a Debezium engine's offsets file holds a position past its snapshot: while one
-    runs, the offsets say `"snapshot":true` (JSON in the Java-serialized file)."""
-    return offsets.exists() and b'"snapshot":true' not in offsets.read_bytes()
+    runs, the offsets say `"snapshot":true` (JSON in the Java-serialized file). The engine
+    rewrites the file in place at each commit, truncating it first: an empty one is being
+    written, and says nothing yet."""
+    offsets_json = offsets.read_bytes() if offsets.exists() else b""
+    return bool(offsets_json) and b'"snapshot":true' not in offsets_json
 
 
 def _run_while_streaming(
