@@ -13,12 +13,17 @@ def load_time() -> Column:
     return F.current_timestamp()
 
 
-def loaded_after(rows: DataFrame, loaded: DataFrame | None, column: str = LOADED_AT) -> DataFrame:
-    """The `rows` loaded after the newest row of `loaded` (this model's table in an incremental
-    run, None otherwise). The newest time is inlined as a literal so Parquet skips older row groups."""
+def newest_load(loaded: DataFrame | None, column: str = LOADED_AT) -> int | None:
+    """Unix microseconds of the newest row of `loaded` (this model's table in an incremental run,
+    None otherwise); None when it has none. Asked once, however many inputs `loaded_after` filters."""
     if loaded is None:
-        return rows
-    newest = loaded.agg(F.unix_micros(F.max(column))).first()[0]
+        return None
+    return loaded.agg(F.unix_micros(F.max(column))).first()[0]
+
+
+def loaded_after(rows: DataFrame, newest: int | None, column: str = LOADED_AT) -> DataFrame:
+    """The `rows` loaded after `newest` (`newest_load`; all of them when None). The time is inlined
+    as a literal so Parquet skips older row groups."""
     if newest is None:
         return rows
     return rows.where(F.col(column) > F.timestamp_micros(F.lit(newest)))

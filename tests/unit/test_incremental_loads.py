@@ -9,7 +9,7 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from cdc_lakehouse.incremental import files_not_loaded, load_time, loaded_after
+from cdc_lakehouse.incremental import files_not_loaded, load_time, loaded_after, newest_load
 
 
 def _rows(spark: SparkSession, *loaded_at: str) -> DataFrame:
@@ -21,13 +21,13 @@ def _rows(spark: SparkSession, *loaded_at: str) -> DataFrame:
 def test_loaded_after_keeps_only_rows_newer_than_the_newest_loaded(spark: SparkSession) -> None:
     upstream = _rows(spark, "2024-01-01 00:00:00", "2024-01-02 00:00:00.000001", "2024-01-03 00:00:00")
     loaded = _rows(spark, "2024-01-01 00:00:00", "2024-01-02 00:00:00")
-    assert sorted(row.id for row in loaded_after(upstream, loaded).collect()) == [1, 2]
+    assert sorted(row.id for row in loaded_after(upstream, newest_load(loaded)).collect()) == [1, 2]
 
 
 def test_loaded_after_takes_everything_on_a_full_refresh_or_an_empty_model(spark: SparkSession) -> None:
     upstream = _rows(spark, "2024-01-01 00:00:00", "2024-01-02 00:00:00")
-    assert loaded_after(upstream, None).count() == 2
-    assert loaded_after(upstream, upstream.limit(0)).count() == 2
+    assert loaded_after(upstream, newest_load(None)).count() == 2
+    assert loaded_after(upstream, newest_load(upstream.limit(0))).count() == 2
 
 
 def _files_scanned(frame: DataFrame) -> list[int]:
