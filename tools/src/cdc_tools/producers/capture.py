@@ -88,8 +88,8 @@ def _streaming_position_committed(offsets: Path) -> bool:
     runs, the offsets say `"snapshot":true` (JSON in the Java-serialized file). The engine
     rewrites the file in place at each commit, truncating it first: an empty one is being
     written, and says nothing yet."""
-    offsets_json = offsets.read_bytes() if offsets.exists() else b""
-    return bool(offsets_json) and b'"snapshot":true' not in offsets_json
+    committed = offsets.read_bytes() if offsets.exists() else b""
+    return bool(committed) and b'"snapshot":true' not in committed
 
 
 def _run_while_streaming(
