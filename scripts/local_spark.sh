@@ -35,5 +35,7 @@ local_spark_args() {
         --conf "spark.sql.codegen.factoryMode=$([[ "${CDC_SPARK_CODEGEN:-true}" == false ]] && echo NO_CODEGEN || echo FALLBACK)"
         # Parquet timestamps with statistics, which `loaded_at` filters skip row groups on.
         --conf spark.sql.parquet.outputTimestampType=TIMESTAMP_MICROS
+        # Room for every class of generated code a build compiles (as the profile does).
+        --conf spark.sql.codegen.cache.maxEntries=5000
     )
 }
