@@ -1,5 +1,6 @@
 """The SparkSession of the benchmark's own Spark jobs (floor, hand-written, equivalent): the settings of
-the project's `local` dbt target (2 cores, UTC, 4 shuffle partitions), without Hive."""
+the project's `local` dbt target (2 cores, UTC, 4 shuffle partitions, the serial collector, room for
+every class of generated code), without Hive."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ def local_session(
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.extraJavaOptions", "-XX:+UseSerialGC")
+        .config("spark.sql.codegen.cache.maxEntries", "5000")
     )
     if jars is not None:
         builder = (
