@@ -181,7 +181,7 @@ test-integration: setup browser
 # Spark 3.5's forms of the SQL: the local equivalence build (every model over every format's
 # stream), then dbt's unit tests (every format's staging, its rejections, the shared rules) over
 # its models, and a replica rewritten where Delta 3.3 cannot widen its column. Its JVMs keep
-# their defaults.
+# C2; its builds collect garbage serially, as the profile sets it for every build.
 test-spark35: export CDC_SPARK_JARS := jvm/jars/spark-3.5/*
 test-spark35: $(INSTALLED35) $(JARS35)
 	$(VENV35)/bin/pytest tests/integration/test_format_equivalence.py tests/integration/test_replica_schema_changes.py
