@@ -85,11 +85,11 @@ def _other_session(sql: str) -> str:
 
 def _streaming_position_committed(offsets: Path) -> bool:
     """Whether a Debezium engine's offsets file holds a position past its snapshot: while one
-    runs, the offsets say `"snapshot":true` (JSON in the Java-serialized file). The engine
-    rewrites the file in place at each commit, truncating it first: an empty one is being
-    written, and says nothing yet."""
+    runs, the offsets name it (`"snapshot":"INITIAL"`, JSON in the Java-serialized map). The
+    engine rewrites the file in place at each commit, truncating it first: until the map's end
+    is written (the offset's JSON, then `x`, Java's end of block data), it says nothing yet."""
     committed = offsets.read_bytes() if offsets.exists() else b""
-    return bool(committed) and b'"snapshot":true' not in committed
+    return committed.endswith(b"}x") and b'"snapshot":' not in committed
 
 
 def _run_while_streaming(
