@@ -3,24 +3,14 @@
 -- in the images of the changes of keyed rows (formats that carry no types), whether or not the
 -- row is still there. An observation made before a RENAME COLUMN counts for the name the first
 -- rename after it gave; one of a table before a RENAME TABLE counts for the table's new name too.
--- The images are read from the row changes, not from dim_row_versions' images (the same names),
--- so that this model and dim_row_versions build side by side.
+-- The row changes are read summed up (int_row_change_columns), not from dim_row_versions' images
+-- (the same names), so that this model and dim_row_versions build side by side.
 {%- set binary_formats = formats_with('binary') %}
-{%- set whole_schema_formats = formats_with('whole_schema') %}
 with
 
 table_renames as (
 
     {{ table_renames(ref('fct_schema_changes')) }}
-
-),
-
-row_changes as (
-
-    {{ through_renames(ref('fct_row_changes'), 'table_renames', [
-        'source_format', 'database_name', 'table_name', 'primary_key', 'column_types', 'after_image', 'event_at',
-        'emitted_at', 'source_position', 'landed_at', 'file_path', 'line_number', 'message_index', 'row_index',
-    ]) }}
 
 ),
 
@@ -38,61 +28,6 @@ column_ddl as (
 
 ),
 
--- The times of each table's column renames.
-table_column_renames as (
-
-    select
-        database_name,
-        table_name,
-        collect_list(changed_at) as renamed_at
-    from column_ddl
-    where change = 'RENAME'
-    group by database_name, table_name
-
-),
-
--- The row changes of a table summed up by their types (in their order) and the number of the
--- table's column renames at or after them: changes alike in both name their columns alike, so
--- a few rows are exploded into columns, not one per change. With each, the column names in the
--- images of its changes of keyed rows (the rows dim_row_versions keeps).
-typed_changes as (
-
-    select
-        row_changes.source_format,
-        row_changes.database_name,
-        row_changes.table_name,
-        map_entries(row_changes.column_types) as column_types,
-        min(row_changes.observed_at) as first_observed_at,
-        max(row_changes.observed_at) as last_observed_at,
-        -- The change's place in its source (its position, then its time and arrival), where its
-        -- types list every column the table then has.
-        max(if({{ is_in('row_changes.source_format', whole_schema_formats) }}, {{ source_order() }}, null))
-            as observed_place,
-        array_distinct(flatten(collect_set(map_keys(row_changes.after_image)) filter (
-            where row_changes.primary_key is not null
-        ))) as image_columns
-    from (
-        select
-            *,
-            coalesce(event_at, emitted_at) as observed_at
-        from row_changes
-    ) as row_changes
-    left join table_column_renames
-        on
-            row_changes.database_name = table_column_renames.database_name
-            and row_changes.table_name = table_column_renames.table_name
-    group by
-        row_changes.source_format,
-        row_changes.database_name,
-        row_changes.table_name,
-        map_entries(row_changes.column_types),
-        size(filter(
-            coalesce(table_column_renames.renamed_at, array()),
-            renamed_at -> row_changes.observed_at is null or row_changes.observed_at <= renamed_at
-        ))
-
-),
-
 observations as (
 
     -- A summed-up change's types, each with its place in the message; then the names in its
@@ -107,9 +42,9 @@ observations as (
         if(observed.is_typed, last_observed_at, null) as last_observed_at,
         observed.ordinal_position,
         if(observed.is_typed, observed_place, null) as observed_place
-    from typed_changes
+    from {{ ref('int_row_change_columns') }}
         lateral view inline(concat(
-            transform(coalesce(column_types, array()), (column_type, position) -> named_struct(
+            transform(column_types, (column_type, position) -> named_struct(
                 'column_name', column_type.key, 'source_type', column_type.value, 'ordinal_position', position + 1,
                 'is_typed', true
             )),
