@@ -50,11 +50,13 @@ def test_project_compiles_for_databricks_without_a_workspace(tmp_path: Path) -> 
     manifest = json.loads((target / "manifest.json").read_text())
     nodes = [n for n in manifest["nodes"].values() if n["resource_type"] in {"model", "seed"}]
     assert {n["config"]["file_format"] for n in nodes} == {"delta"}
-    # Incremental models append the rows they do not hold; dim_row_versions merges on its key.
+    # Incremental models append the rows they do not hold; dim_row_versions and
+    # int_row_change_columns merge on their keys.
     incremental = [n for n in nodes if n["config"].get("materialized") == "incremental"]
     assert len(incremental) >= 10
+    merged = {"dim_row_versions", "int_row_change_columns"}
     assert {n["name"]: n["config"]["incremental_strategy"] for n in incremental} == {
-        n["name"]: "merge" if n["name"] == "dim_row_versions" else "append" for n in incremental
+        n["name"]: "merge" if n["name"] in merged else "append" for n in incremental
     }
     assert all(n["config"]["unique_key"] for n in incremental)
     sql_models = [n for n in nodes if n["resource_type"] == "model" and n.get("language") == "sql"]
