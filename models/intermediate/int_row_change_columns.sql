@@ -110,7 +110,16 @@ from (
     select * from summed_up
     {%- if incremental_run() %}
     union all
-    select held.* except (loaded_at)
+    select
+        held.source_format,
+        held.database_name,
+        held.table_name,
+        held.column_types,
+        held.later_column_renames,
+        held.first_observed_at,
+        held.last_observed_at,
+        held.observed_place,
+        held.image_columns
     from {{ this }} as held
     left semi join summed_up
         on
