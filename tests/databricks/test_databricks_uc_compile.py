@@ -88,6 +88,7 @@ def test_tables_are_delta_increments_append_and_row_versions_merge_on_their_key(
         "int_messages",
         "int_row_changes_labelled",
         "int_schema_changes",
+        "int_row_change_columns",
         "fct_row_changes",
         "fct_schema_changes",
         "fct_rejected_messages",
@@ -96,7 +97,7 @@ def test_tables_are_delta_increments_append_and_row_versions_merge_on_their_key(
         "fct_replica_changes",
     }
     for node in incremental:
-        strategy = "merge" if node["name"] == "dim_row_versions" else "append"
+        strategy = "merge" if node["name"] in {"dim_row_versions", "int_row_change_columns"} else "append"
         assert node["config"]["incremental_strategy"] == strategy, node["unique_id"]
         keys = node["config"]["unique_key"]
         keys = [keys] if isinstance(keys, str) else keys
