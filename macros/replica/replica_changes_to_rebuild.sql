@@ -7,17 +7,10 @@
     which leaves no version under the new name to say so. The renamed names, few, are inlined,
     read once per run (the model's compile and its pre-hook both ask). -#}
 {% macro replica_change_keys_to_rebuild() -%}
-    {%- set renamed -%}
-        select coalesce(database_name, ''), to_json(array_sort(collect_set(renamed_table_name)))
-        from {{ ref('fct_schema_changes') }}
-            lateral view explode(array(table_name, previous_table_name)) names as renamed_table_name
-        where previous_table_name is not null
-        group by 1
-    {%- endset -%}
     {%- set families = [] -%}
-    {%- for database_name, table_names in query_rows_once(renamed) -%}
+    {%- for database_name, table_names in renamed_table_families(ref('fct_schema_changes')).items() -%}
         {%- set names = [] -%}
-        {%- for table_name in fromjson(table_names) %}{% do names.append(string_literal(table_name)) %}{% endfor -%}
+        {%- for table_name in table_names %}{% do names.append(string_literal(table_name)) %}{% endfor -%}
         {%- do families.append(string_literal(database_name) ~ ', array(' ~ names | join(', ') ~ ')') -%}
     {%- endfor -%}
     {%- set family = 'map(' ~ families | join(', ') ~ ')[coalesce(database_name, \'\')]' -%}

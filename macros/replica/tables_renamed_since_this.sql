@@ -8,35 +8,26 @@
     {%- set query -%}
         with new_changes as (
             select * from {{ schema_changes }} where {{ loaded_after_this() }}
-        ),
+        )
 
-        renamed as (
+        select distinct database_name, table_name
+        from (
             select database_name, explode(array(table_name, previous_table_name)) as table_name
             from new_changes
             where previous_table_name is not null
             union all
             select database_name, table_name from ({{ column_ddl('new_changes') }}) as column_ddl where change = 'RENAME'
-        ),
-
-        families as (
-            select database_name, collect_set(names.table_name) as table_names
-            from {{ schema_changes }}
-                lateral view explode(array(table_name, previous_table_name)) names as table_name
-            where previous_table_name is not null
-            group by database_name
-        )
-
-        select distinct renamed.database_name, touched.table_name
-        from renamed
-        left join families on renamed.database_name = families.database_name
-            lateral view explode(
-                if(array_contains(families.table_names, renamed.table_name), families.table_names, array(renamed.table_name))
-            ) touched as table_name
-        where renamed.database_name is not null
+        ) as renamed
+        where database_name is not null and table_name is not null
     {%- endset -%}
+    {%- set families = renamed_table_families(schema_changes) -%}
     {%- set tables = [] -%}
     {%- for database_name, table_name in query_rows_once(query) -%}
-        {%- do tables.append('(' ~ string_literal(database_name) ~ ', ' ~ string_literal(table_name) ~ ')') -%}
+        {%- set family = families.get(database_name, []) -%}
+        {%- for touched in (family if table_name in family else [table_name]) -%}
+            {%- set table = '(' ~ string_literal(database_name) ~ ', ' ~ string_literal(touched) ~ ')' -%}
+            {%- if table not in tables %}{% do tables.append(table) %}{% endif -%}
+        {%- endfor -%}
     {%- endfor -%}
     {{ return('(database_name, table_name) in (' ~ tables | join(', ') ~ ')' if tables else 'false') }}
 {%- endmacro %}
