@@ -25,11 +25,10 @@
     {%- for database_name, table_name in query_rows_once(query) -%}
         {%- set family = families.get(database_name, []) -%}
         {%- for touched in (family if table_name in family else [table_name]) -%}
-            {%- set table = '(' ~ string_literal(database_name) ~ ', ' ~ string_literal(touched) ~ ')' -%}
-            {%- if table not in tables %}{% do tables.append(table) %}{% endif -%}
+            {%- do tables.append('(' ~ string_literal(database_name) ~ ', ' ~ string_literal(touched) ~ ')') -%}
         {%- endfor -%}
     {%- endfor -%}
-    {{ return('(database_name, table_name) in (' ~ tables | join(', ') ~ ')' if tables else 'false') }}
+    {{ return('(database_name, table_name) in (' ~ tables | unique | join(', ') ~ ')' if tables else 'false') }}
 {%- endmacro %}
 
 
